@@ -1,0 +1,1 @@
+"""Pages people see: the landing page for now."""
