@@ -1,0 +1,180 @@
+"""Small value types passed between the runtime and plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from framework.interface.status import Code, Status
+
+if TYPE_CHECKING:
+    from framework.interface.node_info import NodeInfo, PodInfo
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = (1 << 63) - 1
+
+EXTENDER_NAME = "Extender"
+"""The pseudo plugin name recorded when an extender rejected nodes."""
+
+
+@dataclass(slots=True)
+class NodeScore:
+    """A node's score from one plugin; NormalizeScore rewrites ``score`` in place."""
+
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class PluginScore:
+    """One plugin's (weighted) score for a node."""
+
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class NodePluginScores:
+    """All weighted plugin scores of one node and their total."""
+
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total_score: int = 0
+
+
+class PreFilterResult:
+    """The nodes PreFilter narrowed the cycle to; ``node_names is None`` means all nodes."""
+
+    __slots__ = ("node_names",)
+
+    def __init__(self, node_names: Iterable[str] | None = None) -> None:
+        self.node_names: set[str] | None = None if node_names is None else set(node_names)
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult | None:
+        """Intersection of two results, where None (or all nodes) is the identity."""
+        mine_all = self.all_nodes()
+        theirs_all = other is None or other.all_nodes()
+        if mine_all and theirs_all:
+            return None
+        if mine_all:
+            return PreFilterResult(other.node_names)  # type: ignore[union-attr]
+        if theirs_all:
+            return PreFilterResult(self.node_names)
+        return PreFilterResult(self.node_names & other.node_names)  # type: ignore[operator,union-attr]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PreFilterResult) and self.node_names == other.node_names
+
+    def __repr__(self) -> str:
+        return f"PreFilterResult({None if self.node_names is None else sorted(self.node_names)})"
+
+
+def merge_pre_filter_results(
+    left: PreFilterResult | None, right: PreFilterResult | None
+) -> PreFilterResult | None:
+    """Merge where either side may be None (all nodes)."""
+    if left is None:
+        return None if right is None or right.all_nodes() else PreFilterResult(right.node_names)
+    return left.merge(right)
+
+
+class NominatingMode(IntEnum):
+    NOOP = 0
+    OVERRIDE = 1
+
+
+@dataclass(slots=True)
+class NominatingInfo:
+    """Where a PostFilter plugin wants the pod nominated, and whether to override."""
+
+    nominated_node_name: str = ""
+    nominating_mode: NominatingMode = NominatingMode.NOOP
+
+
+def nominating_mode(info: NominatingInfo | None) -> NominatingMode:
+    return NominatingMode.NOOP if info is None else info.nominating_mode
+
+
+@dataclass(slots=True)
+class PostFilterResult:
+    """What a PostFilter plugin (preemption) achieved: possibly a node to nominate."""
+
+    nominating_info: NominatingInfo | None = None
+
+    def mode(self) -> NominatingMode:
+        return nominating_mode(self.nominating_info)
+
+
+@dataclass(slots=True)
+class PreBindPreFlightResult:
+    """A PreBind plugin's promise that its PreBind may run in parallel with its neighbours."""
+
+    allow_parallel: bool = False
+
+
+@dataclass(slots=True)
+class QueuedPodInfo:
+    """A pod in the scheduling queue with its bookkeeping (timestamps, attempts, rejectors)."""
+
+    pod_info: PodInfo
+    timestamp: float = 0.0
+    attempts: int = 0
+    unschedulable_count: int = 0
+    consecutive_errors_count: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gating_plugin: str = ""
+    gating_plugin_events: list[Any] = field(default_factory=list)
+
+    @property
+    def pod(self) -> Any:
+        return self.pod_info.pod
+
+
+class NodeToStatus:
+    """Per-node filter statuses, with one shared status for nodes not listed (never evaluated)."""
+
+    __slots__ = ("_statuses", "absent_nodes_status")
+
+    def __init__(
+        self,
+        statuses: dict[str, Status] | None = None,
+        absent_nodes_status: Status | None = None,
+    ) -> None:
+        self._statuses: dict[str, Status] = {} if statuses is None else statuses
+        self.absent_nodes_status = (
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+            if absent_nodes_status is None
+            else absent_nodes_status
+        )
+
+    def get(self, node_name: str) -> Status:
+        return self._statuses.get(node_name, self.absent_nodes_status)
+
+    def set(self, node_name: str, status: Status) -> None:
+        self._statuses[node_name] = status
+
+    def __len__(self) -> int:
+        return len(self._statuses)
+
+    def items(self) -> Iterable[tuple[str, Status]]:
+        """The explicitly recorded nodes and their statuses."""
+        return self._statuses.items()
+
+    def nodes_for_status_code(self, node_infos: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
+        """The nodes (explicit or absent) whose status has ``code``."""
+        if self.absent_nodes_status.code == code:
+            return [n for n in node_infos if self.get(n.node_name).code == code]
+        by_name = {n.node_name: n for n in node_infos}
+        return [
+            by_name[name]
+            for name, status in self._statuses.items()
+            if status.code == code and name in by_name
+        ]

@@ -1,0 +1,1062 @@
+"""The Framework: a profile's plugins, built from the registry, with one run method per point.
+
+Every public ``run_*`` method loops over the configured plugins in order, honours the skip sets
+and wraps unexpected codes with the plugin's name, exactly as kube-scheduler's frameworkImpl.
+``_call`` is the only place that times a plugin call and reports it to the observer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from framework.interface.cycle_state import CycleState
+from framework.interface.events import ClusterEventWithHint, unroll_wildcard_resource
+from framework.interface.plugins import (
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from framework.interface.status import Code, Status, StatusError, wrap_error
+from framework.interface.types import (
+    EXTENDER_NAME,
+    MAX_NODE_SCORE,
+    MAX_TOTAL_SCORE,
+    MIN_NODE_SCORE,
+    NodePluginScores,
+    NodeScore,
+    NodeToStatus,
+    PluginScore,
+    PostFilterResult,
+    PreFilterResult,
+    merge_pre_filter_results,
+)
+from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
+from framework.runtime.registry import Registry
+from framework.runtime.waiting_pods import WaitingPod, WaitingPodsMap
+from framework.trace import EXTENSION_POINT, PLUGIN, Observer, TraceEvent
+from framework.util.clock import Clock, RealClock
+
+if TYPE_CHECKING:
+    from framework.api.pod import Pod
+    from framework.interface.handle import PodActivator, PodNominator, SharedLister
+    from framework.interface.node_info import NodeInfo, PodInfo
+
+MAX_PERMIT_TIMEOUT = 15 * 60.0
+"""Seconds: the longest a Permit plugin may make a pod wait."""
+
+
+class FrameworkError(ValueError):
+    """The profile cannot be turned into a framework (upstream NewFramework's errors)."""
+
+
+# (configuration attribute, plugin class, upstream interface name used in messages), in the
+# order upstream walks them: the first failing check decides which error the user sees.
+EXTENSION_POINTS: tuple[tuple[str, type[Plugin], str], ...] = (
+    ("pre_filter", PreFilterPlugin, "PreFilterPlugin"),
+    ("filter", FilterPlugin, "FilterPlugin"),
+    ("post_filter", PostFilterPlugin, "PostFilterPlugin"),
+    ("reserve", ReservePlugin, "ReservePlugin"),
+    ("pre_score", PreScorePlugin, "PreScorePlugin"),
+    ("score", ScorePlugin, "ScorePlugin"),
+    ("pre_bind", PreBindPlugin, "PreBindPlugin"),
+    ("bind", BindPlugin, "BindPlugin"),
+    ("post_bind", PostBindPlugin, "PostBindPlugin"),
+    ("permit", PermitPlugin, "PermitPlugin"),
+    ("pre_enqueue", PreEnqueuePlugin, "PreEnqueuePlugin"),
+    ("queue_sort", QueueSortPlugin, "QueueSortPlugin"),
+)
+UNSUPPORTED_EXTENSION_POINTS = ("placement_generate", "placement_score")
+"""Workload-aware (PodGroup) scheduling points: accepted when empty, rejected otherwise."""
+
+# Plugin kinds whose rejections cluster events can undo (upstream shouldHaveEnqueueExtensions).
+_REQUEUEABLE_KINDS = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
+
+
+class _DefaultEnqueueExtension(EnqueueExtensions):
+    """Stands in for a plugin without EnqueueExtensions: every event may requeue its pods."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return unroll_wildcard_resource()
+
+
+class Framework:
+    """The plugins of one scheduler profile, and the Handle they receive."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        profile: Any | None,
+        *,
+        snapshot_shared_lister: SharedLister | None = None,
+        waiting_pods: WaitingPodsMap | None = None,
+        pod_nominator: PodNominator | None = None,
+        pod_activator: PodActivator | None = None,
+        extenders: Iterable[Any] = (),
+        parallelism: int = DEFAULT_PARALLELISM,
+        clock: Clock | None = None,
+        observer: Observer | None = None,
+        client: Any = None,
+        event_recorder: Any = None,
+        capture_profile: Callable[[Any], None] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.observer = observer
+        self.clock: Clock = clock or RealClock()
+        self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPodsMap()
+        self.pod_nominator = pod_nominator
+        self.pod_activator = pod_activator
+        self._snapshot = snapshot_shared_lister
+        self._extenders = list(extenders)
+        self._parallelizer = Parallelizer(parallelism)
+        self._client = client
+        self._event_recorder = event_recorder
+        self._profile_name = ""
+        self.percentage_of_nodes_to_score: int | None = None
+        self.plugins_map: dict[str, Plugin] = {}
+        self.score_plugin_weight: dict[str, int] = {}
+        self.enqueue_extensions: list[EnqueueExtensions] = []
+        self.pre_enqueue_plugins: list[PreEnqueuePlugin] = []
+        self.queue_sort_plugins: list[QueueSortPlugin] = []
+        self.pre_filter_plugins: list[PreFilterPlugin] = []
+        self.filter_plugins: list[FilterPlugin] = []
+        self.post_filter_plugins: list[PostFilterPlugin] = []
+        self.pre_score_plugins: list[PreScorePlugin] = []
+        self.score_plugins: list[ScorePlugin] = []
+        self.reserve_plugins: list[ReservePlugin] = []
+        self.permit_plugins: list[PermitPlugin] = []
+        self.pre_bind_plugins: list[PreBindPlugin] = []
+        self.bind_plugins: list[BindPlugin] = []
+        self.post_bind_plugins: list[PostBindPlugin] = []
+        if self._extenders:
+            self.enqueue_extensions.append(_DefaultEnqueueExtension(EXTENDER_NAME))
+        if profile is not None:
+            self._build(profile, capture_profile)
+
+    # ----------------------------------------------------------------------------------------
+    # Construction
+
+    def _build(self, profile: Any, capture_profile: Callable[[Any], None] | None) -> None:
+        self._profile_name = profile.scheduler_name
+        self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        plugins = profile.plugins
+        if plugins is None:
+            return
+        self._instantiate(plugins, self._plugin_args(profile))
+        for attr, kind, kind_name in EXTENSION_POINTS:
+            self._fill_point(attr, getattr(plugins, attr), kind, kind_name)
+        for attr in UNSUPPORTED_EXTENSION_POINTS:
+            plugin_set = getattr(plugins, attr, None)
+            if plugin_set is not None and plugin_set.enabled:
+                raise FrameworkError(
+                    f"extension point {_camel(attr)} is not supported: workload-aware "
+                    "(PodGroup) scheduling is not simulated"
+                )
+        if plugins.multi_point.enabled:
+            self._expand_multi_point(plugins)
+        self._check_required_points(profile.scheduler_name)
+        self.score_plugin_weight = self._valid_score_weights(
+            [*plugins.score.enabled, *plugins.multi_point.enabled]
+        )
+        for plugin in self.score_plugins:
+            if self.score_plugin_weight.get(plugin.name, 0) == 0:
+                raise FrameworkError(f'score plugin "{plugin.name}" is not configured with weight')
+        if capture_profile is not None:
+            capture_profile(profile)
+
+    @staticmethod
+    def _plugin_args(profile: Any) -> dict[str, Any]:
+        args: dict[str, Any] = {}
+        for plugin_config in profile.plugin_config or ():
+            if plugin_config.name in args:
+                raise FrameworkError(f"repeated config for plugin {plugin_config.name}")
+            args[plugin_config.name] = plugin_config.args
+        return args
+
+    def _instantiate(self, plugins: Any, args: dict[str, Any]) -> None:
+        needed = _plugins_needed(plugins)
+        for name, factory in self.registry.items():
+            if name not in needed:
+                continue
+            try:
+                plugin = factory(args.get(name), self)
+            except Exception as err:
+                raise FrameworkError(f'initializing plugin "{name}": {err}') from err
+            self.plugins_map[name] = plugin
+            self._fill_enqueue_extensions(plugin)
+
+    def _fill_enqueue_extensions(self, plugin: Plugin) -> None:
+        if not isinstance(plugin, _REQUEUEABLE_KINDS):
+            return
+        if isinstance(plugin, EnqueueExtensions):
+            self.enqueue_extensions.append(plugin)
+        else:
+            self.enqueue_extensions.append(_DefaultEnqueueExtension(plugin.name))
+
+    def _point_list(self, attr: str) -> list[Any]:
+        return getattr(self, f"{attr}_plugins")
+
+    def _fill_point(self, attr: str, plugin_set: Any, kind: type[Plugin], kind_name: str) -> None:
+        target = self._point_list(attr)
+        seen: set[str] = set()
+        for entry in plugin_set.enabled:
+            plugin = self.plugins_map.get(entry.name)
+            if plugin is None:
+                raise FrameworkError(f'{kind_name} "{entry.name}" does not exist')
+            if not isinstance(plugin, kind):
+                raise FrameworkError(f'plugin "{entry.name}" does not extend {kind_name} plugin')
+            if entry.name in seen:
+                raise FrameworkError(f'plugin "{entry.name}" already registered as "{kind_name}"')
+            seen.add(entry.name)
+            target.append(plugin)
+
+    def _expand_multi_point(self, plugins: Any) -> None:
+        """Adds multiPoint plugins to every point they implement, with upstream's precedence.
+
+        The resulting order is: plugins both in multiPoint and explicitly at the point (in the
+        point's order), then multiPoint-only plugins, then the point's other plugins.
+        """
+        for attr, kind, kind_name in EXTENSION_POINTS:
+            plugin_set = getattr(plugins, attr)
+            enabled = [entry.name for entry in plugin_set.enabled]
+            disabled = {entry.name for entry in plugin_set.disabled}
+            if "*" in disabled:
+                continue
+            multi_point: list[str] = []
+            overrides: set[str] = set()
+            for entry in plugins.multi_point.enabled:
+                plugin = self.plugins_map.get(entry.name)
+                if plugin is None:
+                    raise FrameworkError(f'{kind_name} "{entry.name}" does not exist')
+                if not isinstance(plugin, kind) or entry.name in disabled:
+                    continue
+                if entry.name in enabled:
+                    overrides.add(entry.name)
+                    continue
+                if entry.name in multi_point:
+                    raise FrameworkError(
+                        f'plugin "{entry.name}" already registered as "{kind_name}"'
+                    )
+                multi_point.append(entry.name)
+            ordered = [
+                *(name for name in enabled if name in overrides),
+                *multi_point,
+                *(name for name in enabled if name not in overrides),
+            ]
+            self._point_list(attr)[:] = [self.plugins_map[name] for name in ordered]
+
+    def _check_required_points(self, scheduler_name: str) -> None:
+        if len(self.queue_sort_plugins) != 1:
+            raise FrameworkError(
+                "only one queue sort plugin required for profile with scheduler name "
+                f'"{scheduler_name}", but got {len(self.queue_sort_plugins)}'
+            )
+        if not self.bind_plugins:
+            raise FrameworkError(
+                "at least one bind plugin is needed for profile with scheduler name "
+                f'"{scheduler_name}"'
+            )
+
+    def _valid_score_weights(self, entries: list[Any]) -> dict[str, int]:
+        """Score plugin weights (point-specific before multiPoint; 0 means 1), overflow-checked."""
+        weights: dict[str, int] = {}
+        total = 0
+        for entry in entries:
+            if not isinstance(self.plugins_map.get(entry.name), ScorePlugin):
+                continue
+            if entry.name in weights:
+                continue
+            weight = entry.weight or 1
+            weights[entry.name] = weight
+            if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+                raise FrameworkError("score plugins: total score of Score plugins could overflow")
+            total += weight * MAX_NODE_SCORE
+        return weights
+
+    def list_plugins(self) -> dict[str, list[tuple[str, int | None]]]:
+        """The effective plugins per extension point (config key -> [(name, weight)]).
+
+        Weights are given for Score only; points without plugins are left out, as upstream.
+        """
+        result: dict[str, list[tuple[str, int | None]]] = {}
+        for attr, _, _ in EXTENSION_POINTS:
+            plugins = self._point_list(attr)
+            if plugins:
+                result[_camel(attr)] = [
+                    (p.name, self.score_plugin_weight.get(p.name) if attr == "score" else None)
+                    for p in plugins
+                ]
+        return result
+
+    def close(self) -> None:
+        """Closes every plugin that has a ``close`` method, even if some fail."""
+        errors = []
+        for name, plugin in self.plugins_map.items():
+            close = getattr(plugin, "close", None)
+            if close is None:
+                continue
+            try:
+                close()
+            except Exception as err:
+                errors.append(f"{name} failed to close: {err}")
+        if errors:
+            raise FrameworkError("\n".join(errors))
+
+    # ----------------------------------------------------------------------------------------
+    # Tracing: the single place that times plugin calls and reports them.
+
+    def _call(
+        self,
+        point: str,
+        plugin: Plugin,
+        pod: Pod,
+        node: str | None,
+        method: Callable[..., Any],
+        *args: Any,
+    ) -> Any:
+        observer = self.observer
+        if observer is None:
+            return method(*args)
+        start = perf_counter()
+        result = method(*args)
+        duration = perf_counter() - start
+        status, score, data = _describe_result(point, result)
+        observer.on_event(
+            TraceEvent(
+                kind=PLUGIN,
+                point=point,
+                pod=pod.key,
+                profile=self._profile_name,
+                code=str(status.code) if status is not None else "Success",
+                plugin=plugin.name,
+                node=node,
+                reasons=list(status.all_reasons()) if status is not None else [],
+                score=score,
+                duration=duration,
+                data=data,
+            )
+        )
+        return result
+
+    def _emit_point(
+        self,
+        point: str,
+        pod: Pod,
+        status: Status | None,
+        start: float,
+        data: dict[str, Any] | None = None,
+        node: str | None = None,
+    ) -> None:
+        observer = self.observer
+        if observer is None:
+            return
+        observer.on_event(
+            TraceEvent(
+                kind=EXTENSION_POINT,
+                point=point,
+                pod=pod.key,
+                profile=self._profile_name,
+                code=str(status.code) if status is not None else "Success",
+                plugin=status.plugin if status is not None else "",
+                node=node,
+                reasons=list(status.all_reasons()) if status is not None else [],
+                duration=perf_counter() - start,
+                data=data or {},
+            )
+        )
+
+    # ----------------------------------------------------------------------------------------
+    # Queueing
+
+    def queue_sort_func(self) -> Callable[[Any, Any], bool]:
+        """The one queue sort plugin's ``less``."""
+        if not self.queue_sort_plugins:
+            raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
+        return self.queue_sort_plugins[0].less
+
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
+        """Runs PreEnqueue plugins until one does not succeed; that plugin gates the pod.
+
+        Upstream runs this loop inside the scheduling queue; it lives here so the queue stays
+        free of tracing and the playground can show gating like any other extension point.
+        """
+        start = perf_counter()
+        for plugin in self.pre_enqueue_plugins:
+            status = self._call("preEnqueue", plugin, pod, None, plugin.pre_enqueue, pod)
+            if status is not None and not status.is_success():
+                status.plugin = plugin.name
+                self._emit_point("preEnqueue", pod, status, start)
+                return status
+        self._emit_point("preEnqueue", pod, None, start)
+        return None
+
+    # ----------------------------------------------------------------------------------------
+    # Scheduling cycle: PreFilter, Filter, PostFilter
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """Runs PreFilter plugins; returns the merged node set, the status, and who narrowed it.
+
+        Skip marks the plugin's Filter as skipped. Unschedulable is remembered while the other
+        plugins still run (so preemption sees full state); any other failure stops at once.
+        """
+        start = perf_counter()
+        skip: set[str] = set()
+        try:
+            result, status, narrowed_by = self._pre_filter(state, pod, skip)
+        finally:
+            state.skip_filter_plugins = skip
+        self._emit_point("preFilter", pod, status, start, _pre_filter_data(result, skip))
+        return result, status, narrowed_by
+
+    def _pre_filter(
+        self, state: CycleState, pod: Pod, skip: set[str]
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        nodes = self._snapshot.node_infos().list() if self._snapshot is not None else []
+        result: PreFilterResult | None = None
+        narrowed_by: set[str] = set()
+        returned: Status | None = None
+        for plugin in self.pre_filter_plugins:
+            plugin_result, status = self._call(
+                "preFilter", plugin, pod, None, plugin.pre_filter, state, pod, nodes
+            )
+            if status is not None and status.is_skip():
+                skip.add(plugin.name)
+                continue
+            if status is not None and not status.is_success():
+                status.plugin = plugin.name
+                if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, status, set()
+                if status.code == Code.UNSCHEDULABLE:
+                    returned = status
+                    continue
+                wrapped = wrap_error(status, f'running PreFilter plugin "{plugin.name}"')
+                return None, wrapped.with_plugin(plugin.name), set()
+            if plugin_result is not None and not plugin_result.all_nodes():
+                narrowed_by.add(plugin.name)
+            result = merge_pre_filter_results(result, plugin_result)
+            if result is not None and not result.all_nodes() and not result.node_names:
+                return result, _no_node_satisfies(narrowed_by), narrowed_by
+        return result, returned, narrowed_by
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        return self._run_pre_filter_extension(
+            "AddPod", state, pod_to_schedule, pod_info_to_add, node_info
+        )
+
+    def run_pre_filter_extension_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        return self._run_pre_filter_extension(
+            "RemovePod", state, pod_to_schedule, pod_info_to_remove, node_info
+        )
+
+    def _run_pre_filter_extension(
+        self,
+        operation: str,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        point = f"preFilterExtension{operation}"
+        for plugin in self.pre_filter_plugins:
+            extensions = plugin.pre_filter_extensions()
+            if extensions is None or plugin.name in state.skip_filter_plugins:
+                continue
+            method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
+            status = self._call(
+                point,
+                plugin,
+                pod_to_schedule,
+                node_info.node_name,
+                method,
+                state,
+                pod_to_schedule,
+                pod_info,
+                node_info,
+            )
+            if status is not None and not status.is_success():
+                return wrap_error(
+                    status, f'running {operation} on PreFilter plugin "{plugin.name}"'
+                )
+        return None
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Runs Filter plugins on one node, stopping at the first that does not succeed."""
+        node_name = node_info.node_name
+        skip = state.skip_filter_plugins
+        for plugin in self.filter_plugins:
+            if plugin.name in skip:
+                continue
+            status = self._call(
+                "filter", plugin, pod, node_name, plugin.filter, state, pod, node_info
+            )
+            if status is not None and status.code != Code.SUCCESS:
+                if not status.is_rejected():
+                    status = wrap_error(status, f'running "{plugin.name}" filter plugin')
+                status.plugin = plugin.name
+                return status
+        return None
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """Filters with nominated pods of equal or higher priority counted, then without them.
+
+        The pod must fit both ways: resources and anti-affinity are stricter with the nominated
+        pods present, affinity may be stricter without them.
+        """
+        status: Status | None = None
+        pods_added = False
+        for attempt in range(2):
+            state_to_use, node_info_to_use = state, node_info
+            if attempt == 0:
+                added = self._add_nominated_pods(state, pod, node_info)
+                if isinstance(added, Status):
+                    return added
+                pods_added, state_to_use, node_info_to_use = added
+            elif not pods_added or (status is not None and not status.is_success()):
+                break
+            status = self.run_filter_plugins(state_to_use, pod, node_info_to_use)
+            if status is not None and not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        nominated = self.nominated_pods_for_node(node_info.node_name)
+        if not nominated:
+            return False, state, node_info
+        node_info_out = node_info.clone()
+        state_out = state.clone()
+        added = False
+        for pod_info in nominated:
+            other = pod_info.pod
+            if other.spec.priority >= pod.spec.priority and other.uid != pod.uid:
+                node_info_out.add_pod_info(pod_info)
+                status = self.run_pre_filter_extension_add_pod(
+                    state_out, pod, pod_info, node_info_out
+                )
+                if status is not None and not status.is_success():
+                    return Status.as_status(status.as_error()) or status
+                added = True
+        return added, state_out, node_info_out
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Runs PostFilter plugins until one succeeds, errors or is UnschedulableAndUnresolvable."""
+        start = perf_counter()
+        result, status = self._post_filter(state, pod, filtered_node_status_map)
+        data = {}
+        if result is not None and result.nominating_info is not None:
+            data["nominatedNodeName"] = result.nominating_info.nominated_node_name
+        self._emit_point("postFilter", pod, status, start, data)
+        return result, status
+
+    def _post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status]:
+        if state.skip_all_post_filter_plugins:
+            return None, Status(Code.UNSCHEDULABLE, "All PostFilter plugins are skipped")
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for plugin in self.post_filter_plugins:
+            plugin_result, status = self._call(
+                "postFilter",
+                plugin,
+                pod,
+                None,
+                plugin.post_filter,
+                state,
+                pod,
+                filtered_node_status_map,
+            )
+            if status is None or status.is_success():
+                return plugin_result, status or Status(Code.SUCCESS)
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return plugin_result, status.with_plugin(plugin.name)
+            if not status.is_rejected():
+                error = Status.as_status(status.as_error()) or Status(Code.ERROR)
+                return None, error.with_plugin(plugin.name)
+            if plugin_result is not None and plugin_result.mode():
+                result = plugin_result
+            reasons.extend(status.all_reasons())
+            rejector = rejector or plugin.name
+        return result, Status(Code.UNSCHEDULABLE, *reasons).with_plugin(rejector)
+
+    # ----------------------------------------------------------------------------------------
+    # Scheduling cycle: PreScore, Score
+
+    def run_pre_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> Status | None:
+        """Runs PreScore plugins; Skip marks the plugin's Score as skipped, failure aborts."""
+        start = perf_counter()
+        skip: set[str] = set()
+        status: Status | None = None
+        try:
+            for plugin in self.pre_score_plugins:
+                result = self._call(
+                    "preScore", plugin, pod, None, plugin.pre_score, state, pod, nodes
+                )
+                if result is not None and result.is_skip():
+                    skip.add(plugin.name)
+                    continue
+                if result is not None and not result.is_success():
+                    status = wrap_error(result, f'running PreScore plugin "{plugin.name}"')
+                    return status
+            return None
+        finally:
+            state.skip_score_plugins = skip
+            self._emit_point(
+                "preScore", pod, status, start, {"skipped": sorted(skip)} if skip else None
+            )
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[list[NodePluginScores] | None, Status | None]:
+        """Scores every node with every plugin, normalizes each plugin's scores, applies weights."""
+        start = perf_counter()
+        plugins = [p for p in self.score_plugins if p.name not in state.skip_score_plugins]
+        table = self._score_table(state, pod, nodes, plugins)
+        if isinstance(table, Status):
+            self._emit_point("score", pod, table, start)
+            return None, table
+        raw = (
+            {name: [s.score for s in scores] for name, scores in table.items()}
+            if self.observer
+            else None
+        )
+        status = self._normalize_scores(state, pod, plugins, table)
+        if status is not None:
+            self._emit_point("score", pod, status, start)
+            return None, status
+        result = self._apply_weights(nodes, plugins, table)
+        if isinstance(result, Status):
+            self._emit_point("score", pod, result, start)
+            return None, result
+        if self.observer is not None:
+            self._emit_point(
+                "score", pod, None, start, _score_data(plugins, raw, table, result, self)
+            )
+        return result, None
+
+    def _score_table(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo], plugins: list[ScorePlugin]
+    ) -> dict[str, list[NodeScore]] | Status:
+        table: dict[str, list[NodeScore]] = {p.name: [] for p in plugins}
+        for node_info in nodes:
+            node_name = node_info.node_name
+            for plugin in plugins:
+                score, status = self._call(
+                    "score", plugin, pod, node_name, plugin.score, state, pod, node_info
+                )
+                if status is not None and not status.is_success():
+                    return Status.error(
+                        f'running Score plugins: plugin "{plugin.name}" failed with: '
+                        f"{status.as_error()}"
+                    )
+                table[plugin.name].append(NodeScore(node_name, score))
+        return table
+
+    def _normalize_scores(
+        self,
+        state: CycleState,
+        pod: Pod,
+        plugins: list[ScorePlugin],
+        table: dict[str, list[NodeScore]],
+    ) -> Status | None:
+        for plugin in plugins:
+            extensions = plugin.score_extensions()
+            if extensions is None:
+                continue
+            scores = table[plugin.name]
+            status = self._call(
+                "normalizeScore", plugin, pod, None, extensions.normalize_score, state, pod, scores
+            )
+            if status is not None and not status.is_success():
+                return Status.error(
+                    f'running Normalize on Score plugins: plugin "{plugin.name}" failed with: '
+                    f"{status.as_error()}"
+                )
+        return None
+
+    def _apply_weights(
+        self, nodes: list[NodeInfo], plugins: list[ScorePlugin], table: dict[str, list[NodeScore]]
+    ) -> list[NodePluginScores] | Status:
+        weights = [self.score_plugin_weight[p.name] for p in plugins]
+        columns = [table[p.name] for p in plugins]
+        result = []
+        for index, node_info in enumerate(nodes):
+            node_scores = NodePluginScores(node_info.node_name)
+            for plugin, weight, column in zip(plugins, weights, columns, strict=True):
+                score = column[index].score
+                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                    return Status.error(
+                        "applying score defaultWeights on Score plugins: "
+                        f'plugin "{plugin.name}" returns an invalid score {score}, it should in '
+                        f"the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                    )
+                weighted = score * weight
+                node_scores.scores.append(PluginScore(plugin.name, weighted))
+                node_scores.total_score += weighted
+            result.append(node_scores)
+        return result
+
+    # ----------------------------------------------------------------------------------------
+    # Scheduling cycle: Reserve, Permit
+
+    def run_reserve_plugins_reserve(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> Status | None:
+        """Runs Reserve plugins in order; the first failure stops (the caller unreserves all)."""
+        start = perf_counter()
+        status = None
+        for plugin in self.reserve_plugins:
+            result = self._call(
+                "reserve", plugin, pod, node_name, plugin.reserve, state, pod, node_name
+            )
+            if result is not None and not result.is_success():
+                if result.is_rejected():
+                    status = result.with_plugin(plugin.name)
+                else:
+                    status = wrap_error(result, f'running Reserve plugin "{plugin.name}"')
+                break
+        self._emit_point("reserve", pod, status, start, node=node_name)
+        return status
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Runs Unreserve of every reserve plugin, in reverse order, whatever Reserve returned."""
+        start = perf_counter()
+        for plugin in reversed(self.reserve_plugins):
+            self._call("unreserve", plugin, pod, node_name, plugin.unreserve, state, pod, node_name)
+        self._emit_point("unreserve", pod, None, start, node=node_name)
+
+    def run_permit_plugins(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> tuple[dict[str, float] | None, Status | None]:
+        """Runs Permit plugins; returns each waiting plugin's timeout when any asked to wait."""
+        start = perf_counter()
+        waits, status = self._permit(state, pod, node_name)
+        data = {"waitSeconds": waits} if waits else None
+        self._emit_point("permit", pod, status, start, data, node=node_name)
+        return waits, status
+
+    def _permit(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> tuple[dict[str, float] | None, Status | None]:
+        waits: dict[str, float] = {}
+        wait_status: Status | None = None
+        for plugin in self.permit_plugins:
+            status, timeout = self._call(
+                "permit", plugin, pod, node_name, plugin.permit, state, pod, node_name
+            )
+            if status is None or status.is_success():
+                continue
+            if status.is_rejected():
+                return None, status.with_plugin(plugin.name)
+            if status.is_wait():
+                waits[plugin.name] = min(timeout, MAX_PERMIT_TIMEOUT)
+                wait_status = status
+                continue
+            wrapped = wrap_error(status, f'running Permit plugin "{plugin.name}"')
+            return None, wrapped.with_plugin(plugin.name)
+        if wait_status is not None:
+            wait_status.append_reason(
+                "one or more plugins asked to wait and no plugin rejected pod"
+            )
+            return waits, wait_status
+        return None, None
+
+    def add_waiting_pod(self, pod: Pod, plugins_wait_time: dict[str, float]) -> WaitingPod:
+        waiting_pod = WaitingPod(pod, plugins_wait_time, self.clock)
+        self.waiting_pods.add(waiting_pod)
+        return waiting_pod
+
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        return self.waiting_pods.get(pod.uid) is not None
+
+    def wait_on_permit(self, pod: Pod, timeout: float | None = None) -> Status | None:
+        """Blocks until the waiting pod is allowed or rejected (a real clock fires the timeouts)."""
+        waiting_pod = self.waiting_pods.get(pod.uid)
+        if waiting_pod is None:
+            return None
+        start = perf_counter()
+        try:
+            outcome = waiting_pod.wait(timeout)
+        finally:
+            self.waiting_pods.remove(pod.uid)
+        status = permit_outcome_status(outcome)
+        self._emit_point("waitOnPermit", pod, status, start)
+        return status
+
+    # ----------------------------------------------------------------------------------------
+    # Binding cycle: PreBind, Bind, PostBind
+
+    def run_pre_bind_pre_flights(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> Status | None:
+        """Asks every PreBind plugin whether it has work; Skip overall means none has."""
+        skip: set[str] = set()
+        parallel: set[str] = set()
+        returning: Status | None = Status(Code.SKIP)
+        for plugin in self.pre_bind_plugins:
+            result, status = self._call(
+                "preBindPreFlight",
+                plugin,
+                pod,
+                node_name,
+                plugin.pre_bind_pre_flight,
+                state,
+                pod,
+                node_name,
+            )
+            if result is not None and result.allow_parallel:
+                parallel.add(plugin.name)
+            code = Code.SUCCESS if status is None else status.code
+            if code == Code.ERROR:
+                return wrap_error(status, f'running PreBindPreFlight "{plugin.name}"')
+            if code == Code.SUCCESS:
+                returning = None
+            elif code == Code.SKIP:
+                skip.add(plugin.name)
+            else:
+                return Status.error(
+                    f'PreBindPreFlight {plugin.name} returned "{code}", which is unsupported. '
+                    "It is supposed to return Success, Skip, or Error status"
+                )
+        state.skip_pre_bind_plugins = skip
+        state.parallel_pre_bind_plugins = parallel
+        return returning
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Runs PreBind plugins not skipped by their pre-flight; the first failure stops.
+
+        Groups upstream runs in parallel run here one after another; the outcome is the same
+        because a group fails on its first failing member either way.
+        """
+        start = perf_counter()
+        status = None
+        for plugin in self.pre_bind_plugins:
+            if plugin.name in state.skip_pre_bind_plugins:
+                continue
+            result = self._call(
+                "preBind", plugin, pod, node_name, plugin.pre_bind, state, pod, node_name
+            )
+            if result is not None and not result.is_success():
+                if result.is_rejected():
+                    status = result.with_plugin(plugin.name)
+                else:
+                    status = wrap_error(result, f'running PreBind plugin "{plugin.name}"')
+                break
+        self._emit_point("preBind", pod, status, start, node=node_name)
+        return status
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Tries Bind plugins in order until one does not Skip."""
+        start = perf_counter()
+        status = self._bind(state, pod, node_name)
+        self._emit_point("bind", pod, status, start, node=node_name)
+        return status
+
+    def _bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        if not self.bind_plugins:
+            return Status(Code.SKIP, "")
+        status: Status | None = None
+        for plugin in self.bind_plugins:
+            status = self._call("bind", plugin, pod, node_name, plugin.bind, state, pod, node_name)
+            if status is not None and status.is_skip():
+                continue
+            if status is not None and not status.is_success():
+                if status.is_rejected():
+                    return status.with_plugin(plugin.name)
+                return wrap_error(status, f'running Bind plugin "{plugin.name}"')
+            return status
+        return status
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        start = perf_counter()
+        for plugin in self.post_bind_plugins:
+            self._call("postBind", plugin, pod, node_name, plugin.post_bind, state, pod, node_name)
+        self._emit_point("postBind", pod, None, start, node=node_name)
+
+    # ----------------------------------------------------------------------------------------
+    # Handle
+
+    def profile_name(self) -> str:
+        return self._profile_name
+
+    def snapshot_shared_lister(self) -> SharedLister | None:
+        return self._snapshot
+
+    def set_snapshot_shared_lister(self, lister: SharedLister | None) -> None:
+        self._snapshot = lister
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        for waiting_pod in self.waiting_pods:
+            callback(waiting_pod)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        waiting_pod = self.waiting_pods.get(uid)
+        return waiting_pod.reject("", "removed") if waiting_pod is not None else False
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        if self.pod_nominator is None:
+            return []
+        return self.pod_nominator.nominated_pods_for_node(node_name)
+
+    def activate(self, pods: dict[str, Pod]) -> None:
+        if self.pod_activator is not None:
+            self.pod_activator.activate(pods)
+
+    def parallelizer(self) -> Parallelizer:
+        return self._parallelizer
+
+    def extenders(self) -> list[Any]:
+        return self._extenders
+
+    def client(self) -> Any:
+        return self._client
+
+    def event_recorder(self) -> Any:
+        return self._event_recorder
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+
+def permit_outcome_status(outcome: Status | None) -> Status | None:
+    """What WaitOnPermit returns for a waiting pod's outcome."""
+    if outcome is None or outcome.is_success():
+        return None
+    if outcome.is_rejected():
+        return outcome
+    return Status(
+        Code.ERROR, err=StatusError(f"waiting on permit for pod: {outcome.as_error()}")
+    ).with_plugin(outcome.plugin)
+
+
+def _plugins_needed(plugins: Any) -> set[str]:
+    needed = {entry.name for entry in plugins.multi_point.enabled}
+    for attr, _, _ in EXTENSION_POINTS:
+        needed.update(entry.name for entry in getattr(plugins, attr).enabled)
+    return needed
+
+
+def _no_node_satisfies(narrowed_by: set[str]) -> Status:
+    names = sorted(narrowed_by)
+    if len(names) == 1:
+        message = f"node(s) didn't satisfy plugin {names[0]}"
+    else:
+        message = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
+
+
+def _camel(attr: str) -> str:
+    head, *rest = attr.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _describe_result(point: str, result: Any) -> tuple[Status | None, int | None, dict[str, Any]]:
+    """Splits a plugin method's return value into (status, score, extra data) for the trace."""
+    if point == "score":
+        score, status = result
+        return status, score, {}
+    if point == "permit":
+        status, timeout = result
+        return (
+            status,
+            None,
+            ({"waitSeconds": timeout} if status is not None and status.is_wait() else {}),
+        )
+    if point == "preFilter":
+        pre_filter_result, status = result
+        if pre_filter_result is not None and not pre_filter_result.all_nodes():
+            return status, None, {"nodeNames": sorted(pre_filter_result.node_names)}
+        return status, None, {}
+    if point == "postFilter":
+        post_filter_result, status = result
+        info = post_filter_result.nominating_info if post_filter_result is not None else None
+        return status, None, ({"nominatedNodeName": info.nominated_node_name} if info else {})
+    if point == "preBindPreFlight":
+        pre_flight, status = result
+        return (
+            status,
+            None,
+            ({"allowParallel": True} if pre_flight and pre_flight.allow_parallel else {}),
+        )
+    if point == "normalizeScore":
+        return result, None, {}
+    return result, None, {}
+
+
+def _pre_filter_data(result: PreFilterResult | None, skipped: set[str]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if result is not None and not result.all_nodes():
+        data["nodeNames"] = sorted(result.node_names)
+    if skipped:
+        data["skipped"] = sorted(skipped)
+    return data
+
+
+def _score_data(
+    plugins: list[ScorePlugin],
+    raw: dict[str, list[int]] | None,
+    table: dict[str, list[NodeScore]],
+    result: list[NodePluginScores],
+    framework: Framework,
+) -> dict[str, Any]:
+    """The score table of docs/trace.md: per plugin, per node, raw / normalized / weighted."""
+    scores: dict[str, dict[str, dict[str, int]]] = {}
+    for plugin in plugins:
+        weight = framework.score_plugin_weight[plugin.name]
+        column = table[plugin.name]
+        raw_column = raw[plugin.name] if raw is not None else [s.score for s in column]
+        scores[plugin.name] = {
+            entry.name: {
+                "raw": raw_value,
+                "normalized": entry.score,
+                "weighted": entry.score * weight,
+            }
+            for entry, raw_value in zip(column, raw_column, strict=True)
+        }
+    return {
+        "weights": {p.name: framework.score_plugin_weight[p.name] for p in plugins},
+        "scores": scores,
+        "totals": {node.name: node.total_score for node in result},
+    }

@@ -1,0 +1,99 @@
+"""The observer API: every extension point and plugin call can be reported as a TraceEvent.
+
+The runtime checks ``framework.observer is None`` before doing any tracing work (not even
+reading the clock), so tracing costs nothing when it is off. The schema is documented in
+docs/trace.md and shared by the CLI's JSON, the stored traces and the websocket stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+PLUGIN = "plugin"
+"""Event kind: one call of one plugin (for Filter and Score: on one node)."""
+EXTENSION_POINT = "extensionPoint"
+"""Event kind: one run of a whole extension point (all its plugins)."""
+
+
+@dataclass(slots=True)
+class TraceEvent:
+    """One plugin call or one extension point run for one pod."""
+
+    kind: str
+    point: str
+    pod: str
+    profile: str
+    code: str
+    plugin: str = ""
+    node: str | None = None
+    reasons: list[str] = field(default_factory=list)
+    score: int | None = None
+    duration: float = 0.0
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of docs/trace.md (camelCase keys, empty fields left out)."""
+        out = {key: value for key, value in asdict(self).items() if value not in (None, [], {})}
+        out["durationSeconds"] = out.pop("duration", 0.0)
+        return out
+
+
+class Observer(Protocol):
+    def on_event(self, event: TraceEvent) -> None: ...
+
+
+class Recorder:
+    """An observer that keeps every event in a list (tests, the CLI, stored traces)."""
+
+    def __init__(self) -> None:
+        self.events: list[TraceEvent] = []
+
+    def on_event(self, event: TraceEvent) -> None:
+        self.events.append(event)
+
+    def of(self, kind: str | None = None, point: str | None = None) -> list[TraceEvent]:
+        return [
+            e
+            for e in self.events
+            if (kind is None or e.kind == kind) and (point is None or e.point == point)
+        ]
+
+
+class CallbackObserver:
+    """Adapts a plain function to the Observer protocol."""
+
+    def __init__(self, callback: Callable[[TraceEvent], None]) -> None:
+        self._callback = callback
+
+    def on_event(self, event: TraceEvent) -> None:
+        self._callback(event)
+
+
+class DurationRecorder:
+    """Aggregates durations per (extension point, plugin, code): the engine's metrics.
+
+    Upstream exports these as Prometheus histograms; here they are counts and sums, enough
+    to answer "which plugin is slow" in the playground and the benchmarks.
+    """
+
+    def __init__(self) -> None:
+        self.count: dict[tuple[str, str, str], int] = {}
+        self.total_seconds: dict[tuple[str, str, str], float] = {}
+
+    def on_event(self, event: TraceEvent) -> None:
+        key = (event.point, event.plugin, event.code)
+        self.count[key] = self.count.get(key, 0) + 1
+        self.total_seconds[key] = self.total_seconds.get(key, 0.0) + event.duration
+
+
+class FanOut:
+    """Sends every event to several observers."""
+
+    def __init__(self, *observers: Observer) -> None:
+        self.observers = list(observers)
+
+    def on_event(self, event: TraceEvent) -> None:
+        for observer in self.observers:
+            observer.on_event(event)

@@ -1,0 +1,1 @@
+"""Small helpers shared by the engine: clocks, Go-style duration text."""
