@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
+    from framework.cluster.interface import Cluster
     from framework.interface.cycle_state import CycleState
     from framework.interface.node_info import NodeInfo, PodInfo
     from framework.interface.status import Status
@@ -107,8 +108,8 @@ class Handle(Protocol):
 
     def reject_waiting_pod(self, uid: str) -> bool: ...
 
-    def client(self) -> Any:
-        """The cluster the scheduler writes to (binding, nomination, evictions)."""
+    def cluster(self) -> Cluster | None:
+        """The cluster: objects plugins read (PVCs, Services...) and where binding writes go."""
         ...
 
     def event_recorder(self) -> EventRecorder | None: ...

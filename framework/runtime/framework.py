@@ -51,6 +51,7 @@ from framework.util.clock import Clock, RealClock
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
+    from framework.cluster.interface import Cluster
     from framework.interface.handle import PodActivator, PodNominator, SharedLister
     from framework.interface.node_info import NodeInfo, PodInfo
 
@@ -111,7 +112,7 @@ class Framework:
         parallelism: int = DEFAULT_PARALLELISM,
         clock: Clock | None = None,
         observer: Observer | None = None,
-        client: Any = None,
+        cluster: Cluster | None = None,
         event_recorder: Any = None,
         capture_profile: Callable[[Any], None] | None = None,
     ) -> None:
@@ -124,7 +125,7 @@ class Framework:
         self._snapshot = snapshot_shared_lister
         self._extenders = list(extenders)
         self._parallelizer = Parallelizer(parallelism)
-        self._client = client
+        self._cluster = cluster
         self._event_recorder = event_recorder
         self._profile_name = ""
         self.percentage_of_nodes_to_score: int | None = None
@@ -944,8 +945,8 @@ class Framework:
     def extenders(self) -> list[Any]:
         return self._extenders
 
-    def client(self) -> Any:
-        return self._client
+    def cluster(self) -> Cluster | None:
+        return self._cluster
 
     def event_recorder(self) -> Any:
         return self._event_recorder

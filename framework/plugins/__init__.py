@@ -1,0 +1,1 @@
+"""In-tree plugins, one package per plugin, named as upstream's Go packages."""
