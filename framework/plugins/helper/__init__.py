@@ -1,0 +1,1 @@
+"""Helpers shared by in-tree plugins (upstream ``plugins/helper``)."""
