@@ -18,3 +18,11 @@ class Cluster(Protocol):
     def list(self, kind: str, namespace: str | None = None) -> list[Any]:
         """Every object of a kind, in one namespace or (None) in all."""
         ...
+
+    def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
+        """Binds a pod to a node (the Binding subresource); raises BindError on failure."""
+        ...
+
+
+class BindError(Exception):
+    """A bind the cluster refused (pod gone, uid mismatch, already bound...)."""
