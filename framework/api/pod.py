@@ -1,0 +1,300 @@
+"""The Pod: what scheduling reads from its spec and status, with API server defaults applied."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from framework.api.affinity import Affinity
+from framework.api.fields import Fields, format_time
+from framework.api.labels import LabelSelector
+from framework.api.meta import KubeObject, ObjectMeta
+from framework.api.quantity import Quantity
+from framework.api.taints import Toleration
+from framework.api.volume import Volume
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+PREEMPT_NEVER = "Never"
+CONTAINER_RESTART_POLICY_ALWAYS = "Always"
+PROTOCOL_TCP = "TCP"
+
+POD_PENDING = "Pending"
+POD_RUNNING = "Running"
+POD_SUCCEEDED = "Succeeded"
+POD_FAILED = "Failed"
+
+POD_SCHEDULED = "PodScheduled"
+DISRUPTION_TARGET = "DisruptionTarget"
+POD_RESIZE_PENDING = "PodResizePending"
+POD_REASON_INFEASIBLE = "Infeasible"
+POD_REASON_DEFERRED = "Deferred"
+POD_REASON_UNSCHEDULABLE = "Unschedulable"
+POD_REASON_SCHEDULER_ERROR = "SchedulerError"
+
+CONDITION_TRUE = "True"
+CONDITION_FALSE = "False"
+CONDITION_UNKNOWN = "Unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerPort:
+    container_port: int
+    host_port: int = 0
+    protocol: str = PROTOCOL_TCP
+    host_ip: str = ""
+    name: str = ""
+
+    @classmethod
+    def parse(cls, f: Fields) -> ContainerPort:
+        return cls(
+            container_port=f.integer("containerPort"),
+            host_port=f.integer("hostPort"),
+            protocol=f.string("protocol") or PROTOCOL_TCP,
+            host_ip=f.string("hostIP"),
+            name=f.string("name"),
+        )
+
+
+@dataclass(slots=True)
+class ResourceRequirements:
+    requests: dict[str, Quantity] = field(default_factory=dict)
+    limits: dict[str, Quantity] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, f: Fields) -> ResourceRequirements:
+        return cls(requests=f.quantities("requests"), limits=f.quantities("limits"))
+
+
+@dataclass(slots=True)
+class Container:
+    name: str = ""
+    image: str = ""
+    resources: ResourceRequirements = field(default_factory=ResourceRequirements)
+    ports: list[ContainerPort] = field(default_factory=list)
+    restart_policy: str | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> Container:
+        return cls(
+            name=f.string("name"),
+            image=f.string("image"),
+            resources=ResourceRequirements.parse(f.mapping("resources")),
+            ports=f.parse_list("ports", ContainerPort.parse),
+            restart_policy=f.optional_string("restartPolicy"),
+        )
+
+    @property
+    def is_restartable_init_container(self) -> bool:
+        """An init container with ``restartPolicy: Always`` is a sidecar."""
+        return self.restart_policy == CONTAINER_RESTART_POLICY_ALWAYS
+
+
+@dataclass(slots=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: list[str] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, f: Fields) -> TopologySpreadConstraint:
+        return cls(
+            max_skew=f.integer("maxSkew"),
+            topology_key=f.string("topologyKey"),
+            when_unsatisfiable=f.string("whenUnsatisfiable"),
+            label_selector=f.parse_optional("labelSelector", LabelSelector.parse),
+            min_domains=f.optional_integer("minDomains"),
+            node_affinity_policy=f.optional_string("nodeAffinityPolicy"),
+            node_taints_policy=f.optional_string("nodeTaintsPolicy"),
+            match_label_keys=f.string_list("matchLabelKeys"),
+        )
+
+
+@dataclass(slots=True)
+class PodSpec:
+    containers: list[Container] = field(default_factory=list)
+    init_containers: list[Container] = field(default_factory=list)
+    node_name: str = ""
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: Affinity | None = None
+    tolerations: list[Toleration] = field(default_factory=list)
+    priority: int = 0
+    priority_class_name: str = ""
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    scheduling_gates: list[str] = field(default_factory=list)
+    topology_spread_constraints: list[TopologySpreadConstraint] = field(default_factory=list)
+    volumes: list[Volume] = field(default_factory=list)
+    overhead: dict[str, Quantity] = field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
+    runtime_class_name: str | None = None
+    host_network: bool = False
+    os_name: str | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> PodSpec:
+        return cls(
+            containers=f.parse_list("containers", Container.parse),
+            init_containers=f.parse_list("initContainers", Container.parse),
+            node_name=f.string("nodeName"),
+            node_selector=f.string_map("nodeSelector"),
+            affinity=f.parse_optional("affinity", Affinity.parse),
+            tolerations=f.parse_list("tolerations", Toleration.parse),
+            priority=f.integer("priority"),
+            priority_class_name=f.string("priorityClassName"),
+            scheduler_name=f.string("schedulerName") or DEFAULT_SCHEDULER_NAME,
+            scheduling_gates=[g.string("name") for g in f.mappings("schedulingGates")],
+            topology_spread_constraints=f.parse_list(
+                "topologySpreadConstraints", TopologySpreadConstraint.parse
+            ),
+            volumes=f.parse_list("volumes", Volume.parse),
+            overhead=f.quantities("overhead"),
+            resources=f.parse_optional("resources", ResourceRequirements.parse),
+            preemption_policy=f.string("preemptionPolicy") or PREEMPT_LOWER_PRIORITY,
+            runtime_class_name=f.optional_string("runtimeClassName"),
+            host_network=f.boolean("hostNetwork"),
+            os_name=f.mapping("os").optional_string("name"),
+        )
+
+
+@dataclass(slots=True)
+class PodCondition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    last_probe_time: _dt.datetime | None = None
+    last_transition_time: _dt.datetime | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> PodCondition:
+        return cls(
+            type=f.string("type"),
+            status=f.string("status"),
+            reason=f.string("reason"),
+            message=f.string("message"),
+            last_probe_time=f.time("lastProbeTime"),
+            last_transition_time=f.time("lastTransitionTime"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type, "status": self.status}
+        if self.reason:
+            data["reason"] = self.reason
+        if self.message:
+            data["message"] = self.message
+        if self.last_probe_time is not None:
+            data["lastProbeTime"] = format_time(self.last_probe_time)
+        if self.last_transition_time is not None:
+            data["lastTransitionTime"] = format_time(self.last_transition_time)
+        return data
+
+
+@dataclass(slots=True)
+class ContainerStatus:
+    """What the kubelet reports per container; read for in-place resize."""
+
+    name: str
+    allocated_resources: dict[str, Quantity] = field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> ContainerStatus:
+        return cls(
+            name=f.string("name"),
+            allocated_resources=f.quantities("allocatedResources"),
+            resources=f.parse_optional("resources", ResourceRequirements.parse),
+        )
+
+
+@dataclass(slots=True)
+class PodStatus:
+    phase: str = ""
+    nominated_node_name: str = ""
+    conditions: list[PodCondition] = field(default_factory=list)
+    start_time: _dt.datetime | None = None
+    container_statuses: list[ContainerStatus] = field(default_factory=list)
+    init_container_statuses: list[ContainerStatus] = field(default_factory=list)
+    allocated_resources: dict[str, Quantity] = field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> PodStatus:
+        return cls(
+            phase=f.string("phase"),
+            nominated_node_name=f.string("nominatedNodeName"),
+            conditions=f.parse_list("conditions", PodCondition.parse),
+            start_time=f.time("startTime"),
+            container_statuses=f.parse_list("containerStatuses", ContainerStatus.parse),
+            init_container_statuses=f.parse_list("initContainerStatuses", ContainerStatus.parse),
+            allocated_resources=f.quantities("allocatedResources"),
+            resources=f.parse_optional("resources", ResourceRequirements.parse),
+        )
+
+    def condition(self, condition_type: str) -> PodCondition | None:
+        for condition in self.conditions:
+            if condition.type == condition_type:
+                return condition
+        return None
+
+
+class Pod(KubeObject):
+    """A pod. One with ``spec.node_name`` is bound to that node; one without is pending."""
+
+    __slots__ = ("spec", "status")
+
+    KIND = "Pod"
+
+    def __init__(
+        self,
+        metadata: ObjectMeta,
+        spec: PodSpec | None = None,
+        status: PodStatus | None = None,
+        manifest: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(metadata, manifest)
+        self.spec = spec if spec is not None else PodSpec()
+        self.status = status if status is not None else PodStatus()
+
+    @classmethod
+    def parse(cls, metadata: ObjectMeta, f: Fields) -> Self:
+        spec = PodSpec.parse(f.mapping("spec"))
+        _merge_affinity_label_keys(spec, metadata.labels)
+        return cls(metadata, spec, PodStatus.parse(f.mapping("status")), manifest=f.data)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        spec = data.setdefault("spec", {})
+        _set_or_drop(spec, "nodeName", self.spec.node_name)
+        status = data.get("status") or {}
+        _set_or_drop(status, "nominatedNodeName", self.status.nominated_node_name)
+        if self.status.conditions:
+            status["conditions"] = [c.to_dict() for c in self.status.conditions]
+        else:
+            status.pop("conditions", None)
+        if status:
+            data["status"] = status
+        return data
+
+
+def _merge_affinity_label_keys(spec: PodSpec, labels: dict[str, str]) -> None:
+    affinity = spec.affinity
+    if affinity is None:
+        return
+    for section in (affinity.pod_affinity, affinity.pod_anti_affinity):
+        if section is not None:
+            for term in section.all_terms():
+                term.merge_label_keys(labels)
+
+
+def _set_or_drop(data: dict[str, Any], key: str, value: str) -> None:
+    if value:
+        data[key] = value
+    else:
+        data.pop(key, None)
