@@ -12,7 +12,6 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.interface.cycle_state import CycleState
-from framework.interface.events import ClusterEventWithHint, unroll_wildcard_resource
 from framework.interface.plugins import (
     BindPlugin,
     EnqueueExtensions,
@@ -33,7 +32,6 @@ from framework.interface.status import Code, Status, StatusError, wrap_error
 from framework.interface.types import (
     EXTENDER_NAME,
     MAX_NODE_SCORE,
-    MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
     NodePluginScores,
     NodeScore,
@@ -43,11 +41,22 @@ from framework.interface.types import (
     PreFilterResult,
     merge_pre_filter_results,
 )
+from framework.runtime.construction import (
+    EXTENSION_POINTS,
+    DefaultEnqueueExtension,
+    FrameworkError,
+    build_plugins,
+    camel,
+    point_list,
+)
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
+from framework.runtime.tracing import describe_result, pre_filter_data, score_data
 from framework.runtime.waiting_pods import WaitingPod, WaitingPodsMap
 from framework.trace import EXTENSION_POINT, PLUGIN, Observer, TraceEvent
 from framework.util.clock import Clock, RealClock
+
+__all__ = ["EXTENSION_POINTS", "MAX_PERMIT_TIMEOUT", "Framework", "FrameworkError"]
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
@@ -57,43 +66,6 @@ if TYPE_CHECKING:
 
 MAX_PERMIT_TIMEOUT = 15 * 60.0
 """Seconds: the longest a Permit plugin may make a pod wait."""
-
-
-class FrameworkError(ValueError):
-    """The profile cannot be turned into a framework (upstream NewFramework's errors)."""
-
-
-# (configuration attribute, plugin class, upstream interface name used in messages), in the
-# order upstream walks them: the first failing check decides which error the user sees.
-EXTENSION_POINTS: tuple[tuple[str, type[Plugin], str], ...] = (
-    ("pre_filter", PreFilterPlugin, "PreFilterPlugin"),
-    ("filter", FilterPlugin, "FilterPlugin"),
-    ("post_filter", PostFilterPlugin, "PostFilterPlugin"),
-    ("reserve", ReservePlugin, "ReservePlugin"),
-    ("pre_score", PreScorePlugin, "PreScorePlugin"),
-    ("score", ScorePlugin, "ScorePlugin"),
-    ("pre_bind", PreBindPlugin, "PreBindPlugin"),
-    ("bind", BindPlugin, "BindPlugin"),
-    ("post_bind", PostBindPlugin, "PostBindPlugin"),
-    ("permit", PermitPlugin, "PermitPlugin"),
-    ("pre_enqueue", PreEnqueuePlugin, "PreEnqueuePlugin"),
-    ("queue_sort", QueueSortPlugin, "QueueSortPlugin"),
-)
-UNSUPPORTED_EXTENSION_POINTS = ("placement_generate", "placement_score")
-"""Workload-aware (PodGroup) scheduling points: accepted when empty, rejected otherwise."""
-
-# Plugin kinds whose rejections cluster events can undo (upstream shouldHaveEnqueueExtensions).
-_REQUEUEABLE_KINDS = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
-
-
-class _DefaultEnqueueExtension(EnqueueExtensions):
-    """Stands in for a plugin without EnqueueExtensions: every event may requeue its pods."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def events_to_register(self) -> list[ClusterEventWithHint]:
-        return unroll_wildcard_resource()
 
 
 class Framework:
@@ -145,149 +117,14 @@ class Framework:
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
         if self._extenders:
-            self.enqueue_extensions.append(_DefaultEnqueueExtension(EXTENDER_NAME))
+            self.enqueue_extensions.append(DefaultEnqueueExtension(EXTENDER_NAME))
         if profile is not None:
-            self._build(profile, capture_profile)
-
-    # ----------------------------------------------------------------------------------------
-    # Construction
-
-    def _build(self, profile: Any, capture_profile: Callable[[Any], None] | None) -> None:
-        self._profile_name = profile.scheduler_name
-        self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
-        plugins = profile.plugins
-        if plugins is None:
-            return
-        self._instantiate(plugins, self._plugin_args(profile))
-        for attr, kind, kind_name in EXTENSION_POINTS:
-            self._fill_point(attr, getattr(plugins, attr), kind, kind_name)
-        for attr in UNSUPPORTED_EXTENSION_POINTS:
-            plugin_set = getattr(plugins, attr, None)
-            if plugin_set is not None and plugin_set.enabled:
-                raise FrameworkError(
-                    f"extension point {_camel(attr)} is not supported: workload-aware "
-                    "(PodGroup) scheduling is not simulated"
-                )
-        if plugins.multi_point.enabled:
-            self._expand_multi_point(plugins)
-        self._check_required_points(profile.scheduler_name)
-        self.score_plugin_weight = self._valid_score_weights(
-            [*plugins.score.enabled, *plugins.multi_point.enabled]
-        )
-        for plugin in self.score_plugins:
-            if self.score_plugin_weight.get(plugin.name, 0) == 0:
-                raise FrameworkError(f'score plugin "{plugin.name}" is not configured with weight')
-        if capture_profile is not None:
-            capture_profile(profile)
-
-    @staticmethod
-    def _plugin_args(profile: Any) -> dict[str, Any]:
-        args: dict[str, Any] = {}
-        for plugin_config in profile.plugin_config or ():
-            if plugin_config.name in args:
-                raise FrameworkError(f"repeated config for plugin {plugin_config.name}")
-            args[plugin_config.name] = plugin_config.args
-        return args
-
-    def _instantiate(self, plugins: Any, args: dict[str, Any]) -> None:
-        needed = _plugins_needed(plugins)
-        for name, factory in self.registry.items():
-            if name not in needed:
-                continue
-            try:
-                plugin = factory(args.get(name), self)
-            except Exception as err:
-                raise FrameworkError(f'initializing plugin "{name}": {err}') from err
-            self.plugins_map[name] = plugin
-            self._fill_enqueue_extensions(plugin)
-
-    def _fill_enqueue_extensions(self, plugin: Plugin) -> None:
-        if not isinstance(plugin, _REQUEUEABLE_KINDS):
-            return
-        if isinstance(plugin, EnqueueExtensions):
-            self.enqueue_extensions.append(plugin)
-        else:
-            self.enqueue_extensions.append(_DefaultEnqueueExtension(plugin.name))
-
-    def _point_list(self, attr: str) -> list[Any]:
-        return getattr(self, f"{attr}_plugins")
-
-    def _fill_point(self, attr: str, plugin_set: Any, kind: type[Plugin], kind_name: str) -> None:
-        target = self._point_list(attr)
-        seen: set[str] = set()
-        for entry in plugin_set.enabled:
-            plugin = self.plugins_map.get(entry.name)
-            if plugin is None:
-                raise FrameworkError(f'{kind_name} "{entry.name}" does not exist')
-            if not isinstance(plugin, kind):
-                raise FrameworkError(f'plugin "{entry.name}" does not extend {kind_name} plugin')
-            if entry.name in seen:
-                raise FrameworkError(f'plugin "{entry.name}" already registered as "{kind_name}"')
-            seen.add(entry.name)
-            target.append(plugin)
-
-    def _expand_multi_point(self, plugins: Any) -> None:
-        """Adds multiPoint plugins to every point they implement, with upstream's precedence.
-
-        The resulting order is: plugins both in multiPoint and explicitly at the point (in the
-        point's order), then multiPoint-only plugins, then the point's other plugins.
-        """
-        for attr, kind, kind_name in EXTENSION_POINTS:
-            plugin_set = getattr(plugins, attr)
-            enabled = [entry.name for entry in plugin_set.enabled]
-            disabled = {entry.name for entry in plugin_set.disabled}
-            if "*" in disabled:
-                continue
-            multi_point: list[str] = []
-            overrides: set[str] = set()
-            for entry in plugins.multi_point.enabled:
-                plugin = self.plugins_map.get(entry.name)
-                if plugin is None:
-                    raise FrameworkError(f'{kind_name} "{entry.name}" does not exist')
-                if not isinstance(plugin, kind) or entry.name in disabled:
-                    continue
-                if entry.name in enabled:
-                    overrides.add(entry.name)
-                    continue
-                if entry.name in multi_point:
-                    raise FrameworkError(
-                        f'plugin "{entry.name}" already registered as "{kind_name}"'
-                    )
-                multi_point.append(entry.name)
-            ordered = [
-                *(name for name in enabled if name in overrides),
-                *multi_point,
-                *(name for name in enabled if name not in overrides),
-            ]
-            self._point_list(attr)[:] = [self.plugins_map[name] for name in ordered]
-
-    def _check_required_points(self, scheduler_name: str) -> None:
-        if len(self.queue_sort_plugins) != 1:
-            raise FrameworkError(
-                "only one queue sort plugin required for profile with scheduler name "
-                f'"{scheduler_name}", but got {len(self.queue_sort_plugins)}'
-            )
-        if not self.bind_plugins:
-            raise FrameworkError(
-                "at least one bind plugin is needed for profile with scheduler name "
-                f'"{scheduler_name}"'
-            )
-
-    def _valid_score_weights(self, entries: list[Any]) -> dict[str, int]:
-        """Score plugin weights (point-specific before multiPoint; 0 means 1), overflow-checked."""
-        weights: dict[str, int] = {}
-        total = 0
-        for entry in entries:
-            if not isinstance(self.plugins_map.get(entry.name), ScorePlugin):
-                continue
-            if entry.name in weights:
-                continue
-            weight = entry.weight or 1
-            weights[entry.name] = weight
-            if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
-                raise FrameworkError("score plugins: total score of Score plugins could overflow")
-            total += weight * MAX_NODE_SCORE
-        return weights
+            self._profile_name = profile.scheduler_name
+            self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+            if profile.plugins is not None:
+                build_plugins(self, profile)
+            if capture_profile is not None:
+                capture_profile(profile)
 
     def list_plugins(self) -> dict[str, list[tuple[str, int | None]]]:
         """The effective plugins per extension point (config key -> [(name, weight)]).
@@ -296,9 +133,9 @@ class Framework:
         """
         result: dict[str, list[tuple[str, int | None]]] = {}
         for attr, _, _ in EXTENSION_POINTS:
-            plugins = self._point_list(attr)
+            plugins = point_list(self, attr)
             if plugins:
-                result[_camel(attr)] = [
+                result[camel(attr)] = [
                     (p.name, self.score_plugin_weight.get(p.name) if attr == "score" else None)
                     for p in plugins
                 ]
@@ -336,7 +173,7 @@ class Framework:
         start = perf_counter()
         result = method(*args)
         duration = perf_counter() - start
-        status, score, data = _describe_result(point, result)
+        status, score, data = describe_result(point, result)
         observer.on_event(
             TraceEvent(
                 kind=PLUGIN,
@@ -423,7 +260,7 @@ class Framework:
             result, status, narrowed_by = self._pre_filter(state, pod, skip)
         finally:
             state.skip_filter_plugins = skip
-        self._emit_point("preFilter", pod, status, start, _pre_filter_data(result, skip))
+        self._emit_point("preFilter", pod, status, start, pre_filter_data(result, skip))
         return result, status, narrowed_by
 
     def _pre_filter(
@@ -664,7 +501,11 @@ class Framework:
             return None, result
         if self.observer is not None:
             self._emit_point(
-                "score", pod, None, start, _score_data(plugins, raw, table, result, self)
+                "score",
+                pod,
+                None,
+                start,
+                score_data(plugins, raw, table, result, self.score_plugin_weight),
             )
         return result, None
 
@@ -972,13 +813,6 @@ def permit_outcome_status(outcome: Status | None) -> Status | None:
     ).with_plugin(outcome.plugin)
 
 
-def _plugins_needed(plugins: Any) -> set[str]:
-    needed = {entry.name for entry in plugins.multi_point.enabled}
-    for attr, _, _ in EXTENSION_POINTS:
-        needed.update(entry.name for entry in getattr(plugins, attr).enabled)
-    return needed
-
-
 def _no_node_satisfies(narrowed_by: set[str]) -> Status:
     names = sorted(narrowed_by)
     if len(names) == 1:
@@ -986,78 +820,3 @@ def _no_node_satisfies(narrowed_by: set[str]) -> Status:
     else:
         message = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
-
-
-def _camel(attr: str) -> str:
-    head, *rest = attr.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def _describe_result(point: str, result: Any) -> tuple[Status | None, int | None, dict[str, Any]]:
-    """Splits a plugin method's return value into (status, score, extra data) for the trace."""
-    if point == "score":
-        score, status = result
-        return status, score, {}
-    if point == "permit":
-        status, timeout = result
-        return (
-            status,
-            None,
-            ({"waitSeconds": timeout} if status is not None and status.is_wait() else {}),
-        )
-    if point == "preFilter":
-        pre_filter_result, status = result
-        if pre_filter_result is not None and not pre_filter_result.all_nodes():
-            return status, None, {"nodeNames": sorted(pre_filter_result.node_names)}
-        return status, None, {}
-    if point == "postFilter":
-        post_filter_result, status = result
-        info = post_filter_result.nominating_info if post_filter_result is not None else None
-        return status, None, ({"nominatedNodeName": info.nominated_node_name} if info else {})
-    if point == "preBindPreFlight":
-        pre_flight, status = result
-        return (
-            status,
-            None,
-            ({"allowParallel": True} if pre_flight and pre_flight.allow_parallel else {}),
-        )
-    if point == "normalizeScore":
-        return result, None, {}
-    return result, None, {}
-
-
-def _pre_filter_data(result: PreFilterResult | None, skipped: set[str]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    if result is not None and not result.all_nodes():
-        data["nodeNames"] = sorted(result.node_names)
-    if skipped:
-        data["skipped"] = sorted(skipped)
-    return data
-
-
-def _score_data(
-    plugins: list[ScorePlugin],
-    raw: dict[str, list[int]] | None,
-    table: dict[str, list[NodeScore]],
-    result: list[NodePluginScores],
-    framework: Framework,
-) -> dict[str, Any]:
-    """The score table of docs/trace.md: per plugin, per node, raw / normalized / weighted."""
-    scores: dict[str, dict[str, dict[str, int]]] = {}
-    for plugin in plugins:
-        weight = framework.score_plugin_weight[plugin.name]
-        column = table[plugin.name]
-        raw_column = raw[plugin.name] if raw is not None else [s.score for s in column]
-        scores[plugin.name] = {
-            entry.name: {
-                "raw": raw_value,
-                "normalized": entry.score,
-                "weighted": entry.score * weight,
-            }
-            for entry, raw_value in zip(column, raw_column, strict=True)
-        }
-    return {
-        "weights": {p.name: framework.score_plugin_weight[p.name] for p in plugins},
-        "scores": scores,
-        "totals": {node.name: node.total_score for node in result},
-    }
