@@ -1,0 +1,1 @@
+"""The scheduler: ScheduleOne's scheduling and binding cycles over queue, cache and framework."""
