@@ -146,10 +146,12 @@ def non_missing_container_requests(
     }
 
 
-def non_zero_requests(pod: Pod) -> tuple[int, int]:
+def non_zero_requests(pod: Pod, requests: Mapping[str, Quantity] | None = None) -> tuple[int, int]:
     """Milli-CPU and memory bytes with the scoring defaults filled in, as ``NodeInfo`` keeps
-    in ``non_zero_requested`` (upstream ``PodInfo.CalculateResource``)."""
-    requests = pod_request_list(pod)
+    in ``non_zero_requested`` (upstream ``PodInfo.CalculateResource``). Pass the pod's
+    ``pod_request_list`` as ``requests`` if it is already at hand."""
+    if requests is None:
+        requests = pod_request_list(pod)
     defaults = non_missing_container_requests(requests, is_pod_level_requests_set(pod))
     if defaults:
         requests = pod_request_list(pod, non_missing_container_requests=defaults)
