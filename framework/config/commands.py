@@ -1,0 +1,91 @@
+"""``python -m framework config defaults [FILE]`` and ``config validate FILE``.
+
+``defaults`` prints the configuration kube-scheduler would run with, as ``--write-config-to``
+writes it; without FILE that is the configuration of a scheduler started without one.
+``validate`` loads, defaults and validates FILE like kube-scheduler does at start-up and
+prints every problem on its own line (exit status 1), or a confirmation (exit status 0).
+FILE may be ``-`` for standard input. Each sub-command's ``handler`` returns the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from framework.config.defaults import default_configuration, set_defaults
+from framework.config.encode import to_yaml
+from framework.config.load import ConfigError, load_config
+from framework.config.types import KubeSchedulerConfiguration
+from framework.config.validation import validate
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGateError, FeatureGates
+
+VALID_MESSAGE = "configuration is valid"
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``defaults`` and ``validate`` to an argparse sub-parsers object."""
+    defaults = subparsers.add_parser(
+        "defaults", help="print the defaulted configuration (of FILE, or of no file at all)"
+    )
+    defaults.add_argument("file", nargs="?", help="a KubeSchedulerConfiguration file, - for stdin")
+    _add_feature_gates(defaults)
+    defaults.set_defaults(handler=run_defaults)
+
+    check = subparsers.add_parser(
+        "validate", help="check a configuration file as kube-scheduler does at start-up"
+    )
+    check.add_argument("file", help="a KubeSchedulerConfiguration file (YAML or JSON), - for stdin")
+    _add_feature_gates(check)
+    check.set_defaults(handler=run_validate)
+
+
+def run_defaults(args: argparse.Namespace) -> int:
+    try:
+        features = _feature_gates(args)
+        if args.file is None:
+            cfg = default_configuration(features)
+        else:
+            cfg = set_defaults(_load(args.file), features)
+    except (ConfigError, FeatureGateError) as err:
+        print(err, file=sys.stderr)
+        return 1
+    sys.stdout.write(to_yaml(cfg))
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    try:
+        features = _feature_gates(args)
+        cfg = set_defaults(_load(args.file), features)
+    except (ConfigError, FeatureGateError) as err:
+        print(err, file=sys.stderr)
+        return 1
+    errors = validate(cfg, features)
+    for error in errors:
+        print(error, file=sys.stderr)
+    if errors:
+        return 1
+    print(VALID_MESSAGE)
+    return 0
+
+
+def _load(file: str) -> KubeSchedulerConfiguration:
+    if file == "-":
+        return load_config(sys.stdin.buffer.read())
+    return load_config(Path(file))
+
+
+def _add_feature_gates(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="GATE=BOOL,...",
+        help="feature gates to change from their v1.36 defaults, e.g. StorageCapacityScoring=true",
+    )
+
+
+def _feature_gates(args: argparse.Namespace) -> FeatureGates:
+    text = getattr(args, "feature_gates", "")
+    return FeatureGates.from_string(text) if text else DEFAULT_FEATURE_GATES
