@@ -76,6 +76,15 @@ class Resource:
             elif is_scalar_resource_name(name):
                 self.add_scalar(name, quantity.value())
 
+    def sub(self, other: Resource) -> None:
+        """Take away another Resource, field by field (scalars the other lacks stay)."""
+        self.milli_cpu -= other.milli_cpu
+        self.memory -= other.memory
+        self.ephemeral_storage -= other.ephemeral_storage
+        self.allowed_pod_number -= other.allowed_pod_number
+        for name, amount in other.scalar_resources.items():
+            self.scalar_resources[name] = self.scalar_resources.get(name, 0) - amount
+
     def add_scalar(self, name: str, amount: int) -> None:
         self.scalar_resources[name] = self.scalar_resources.get(name, 0) + amount
 

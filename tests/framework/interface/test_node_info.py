@@ -96,6 +96,12 @@ def test_clone_is_independent():
     assert copy == Resource(4, 2000, 5000, 80, {"hugepages-test": 2})
 
 
+def test_sub_takes_away_field_by_field():
+    resource = Resource(4, 2000, 5000, 80, {"a": 2, "b": 1})
+    resource.sub(Resource(1, 1000, 0, 1, {"a": 2, "c": 1}))
+    assert resource == Resource(3, 1000, 5000, 79, {"a": 0, "b": 1, "c": -1})
+
+
 @pytest.mark.parametrize(
     ("resource", "name", "amount", "expected"),
     [
