@@ -184,6 +184,8 @@ class _Decoder:
         # metav1.Duration reads a JSON string and parses it; both failures end decoding.
         if not isinstance(data, str):
             raise DecodeError(_type_error(describe_json_value(data), "string", context))
+        if not data.strip("+-"):
+            raise DecodeError(f'time: invalid duration "{data}"')
         try:
             return parse_duration(data)
         except ValueError as err:
