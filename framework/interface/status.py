@@ -163,4 +163,6 @@ def is_rejected(status: Status | None) -> bool:
 def wrap_error(status: Status | None, prefix: str) -> Status:
     """An Error status reading ``prefix: <original message>`` (upstream's ``fmt.Errorf("%w")``)."""
     err = status.as_error() if status is not None else None
-    return Status(Code.ERROR, err=StatusError(f"{prefix}: {err}"))
+    # Go prints a nil error wrapped with %w as "%!w(<nil>)" (e.g. a Filter returning Wait).
+    text = "%!w(<nil>)" if err is None else str(err)
+    return Status(Code.ERROR, err=StatusError(f"{prefix}: {text}"))
