@@ -1,0 +1,5 @@
+"""The DefaultBinder plugin (Bind)."""
+
+from framework.plugins.defaultbinder.default_binder import DefaultBinder
+
+__all__ = ["DefaultBinder"]
