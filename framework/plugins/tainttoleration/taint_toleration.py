@@ -66,14 +66,13 @@ class TaintToleration(
     name = names.TAINT_TOLERATION
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
-        self.handle = handle
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.enable_comparison_operators = features.enable_taint_toleration_comparison_operators
 
     # Filter
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        if self._untolerated_taint(node_info.node.spec.taints, pod.spec.tolerations) is None:
+        if self._untolerated_taint(node_info.node, pod) is None:
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
 
@@ -89,10 +88,10 @@ class TaintToleration(
             pre_score: _PreScoreState = state.read(PRE_SCORE_STATE_KEY)  # type: ignore[assignment]
         except NotFoundError as err:
             return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {err}')
-        taints = node_info.node.spec.taints
-        return self._count_intolerable_taints_prefer_no_schedule(
-            taints, pre_score.tolerations_prefer_no_schedule
-        ), None
+        count = self._count_intolerable_taints_prefer_no_schedule(
+            node_info.node.spec.taints, pre_score.tolerations_prefer_no_schedule
+        )
+        return count, None
 
     def score_extensions(self) -> ScoreExtensions:
         return self
@@ -134,8 +133,8 @@ class TaintToleration(
         original_node, modified_node = as_typed(Node, old_obj, new_obj)
         was_untolerated = True
         if original_node is not None:
-            was_untolerated = self._untolerated_taint_on(original_node, pod) is not None
-        is_untolerated = self._untolerated_taint_on(modified_node, pod) is not None
+            was_untolerated = self._untolerated_taint(original_node, pod) is not None
+        is_untolerated = self._untolerated_taint(modified_node, pod) is not None
         if was_untolerated and not is_untolerated:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
@@ -151,17 +150,13 @@ class TaintToleration(
 
     # Helpers
 
-    def _untolerated_taint_on(self, node: Node, pod: Pod) -> Taint | None:
-        return self._untolerated_taint(node.spec.taints, pod.spec.tolerations)
-
-    def _untolerated_taint(
-        self, taints: list[Taint], tolerations: list[Toleration]
-    ) -> Taint | None:
-        if not taints:
+    def _untolerated_taint(self, node: Node, pod: Pod) -> Taint | None:
+        """The first NoSchedule or NoExecute taint of the node the pod does not tolerate."""
+        if not node.spec.taints:
             return None
         return find_matching_untolerated_taint(
-            taints,
-            tolerations,
+            node.spec.taints,
+            pod.spec.tolerations,
             _do_not_schedule,
             enable_comparison_operators=self.enable_comparison_operators,
         )
