@@ -1,0 +1,42 @@
+"""The in-tree registry: every plugin kube-scheduler v1.36 ships, by name.
+
+Adding a plugin touches its own package and one line here. Factories close over the feature
+switches, resolved once from the gates, as upstream's FactoryAdapter does.
+"""
+
+from __future__ import annotations
+
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
+from framework.plugins import names
+from framework.plugins.defaultbinder import DefaultBinder
+from framework.plugins.feature import Features
+from framework.plugins.imagelocality import ImageLocality
+from framework.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
+from framework.plugins.nodename import NodeName
+from framework.plugins.nodeports import NodePorts
+from framework.plugins.nodeunschedulable import NodeUnschedulable
+from framework.plugins.queuesort import PrioritySort
+from framework.plugins.schedulinggates import SchedulingGates
+from framework.plugins.tainttoleration import TaintToleration
+from framework.runtime.registry import PluginFactory, Registry
+
+
+def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
+    """Name -> factory(args, handle) for every in-tree plugin."""
+    features = Features.from_gates(gates)
+    plugin_classes = {
+        names.SCHEDULING_GATES: SchedulingGates,
+        names.PRIORITY_SORT: PrioritySort,
+        names.NODE_UNSCHEDULABLE: NodeUnschedulable,
+        names.NODE_NAME: NodeName,
+        names.NODE_PORTS: NodePorts,
+        names.TAINT_TOLERATION: TaintToleration,
+        names.IMAGE_LOCALITY: ImageLocality,
+        names.NODE_DECLARED_FEATURES: NodeDeclaredFeatures,
+        names.DEFAULT_BINDER: DefaultBinder,
+    }
+    return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
+
+
+def _factory(cls: type, features: Features) -> PluginFactory:
+    return lambda args, handle: cls(args, handle, features)
