@@ -120,7 +120,12 @@ class PreBindPreFlightResult:
 
 @dataclass(slots=True)
 class QueuedPodInfo:
-    """A pod in the scheduling queue with its bookkeeping (timestamps, attempts, rejectors)."""
+    """A pod in the scheduling queue with its bookkeeping (timestamps, attempts, rejectors).
+
+    Times are clock seconds. ``unschedulable_count`` drives the backoff of rejected pods and
+    ``consecutive_errors_count`` the backoff of pods that failed with an error, which are
+    kept apart because the first punishes wasted cycles and the second protects the API server.
+    """
 
     pod_info: PodInfo
     timestamp: float = 0.0
@@ -132,10 +137,33 @@ class QueuedPodInfo:
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""
     gating_plugin_events: list[Any] = field(default_factory=list)
+    backoff_expiration: float | None = None
+    """When the backoff ends; computed lazily by the backoff queue, None until then."""
+    was_flushed_from_unschedulable: bool = False
+    """Moved out by the unschedulable-pods timeout rather than by an event (a hint smell)."""
+    pod_signature: Any = None
+    """Opportunistic batching signature of the pod; None when unsigned."""
 
     @property
     def pod(self) -> Any:
         return self.pod_info.pod
+
+    @property
+    def gated(self) -> bool:
+        """A PreEnqueue plugin keeps the pod out of the active queue."""
+        return self.gating_plugin != ""
+
+    def update(self, pod: Any) -> None:
+        """Points at a new version of the pod; its old signature no longer applies."""
+        self.pod_signature = None
+        self.pod_info.update(pod)
+
+    def clear_rejector_plugins(self) -> None:
+        """Forgets why the previous attempt failed, before a new failure is recorded."""
+        self.unschedulable_plugins.clear()
+        self.pending_plugins.clear()
+        self.gating_plugin = ""
+        self.gating_plugin_events = []
 
 
 class NodeToStatus:
