@@ -248,7 +248,9 @@ def _decode_plugin_args(cfg: KubeSchedulerConfiguration) -> list[str]:
 def _decode_args(plugin_config: PluginConfig) -> list[str]:
     args_type = args_type_for_plugin(plugin_config.name)
     if args_type is None:
-        return []  # out-of-tree: the plugin makes sense of its args itself
+        # Out-of-tree: the plugin makes sense of its args itself; hand them over as plain data.
+        plugin_config.args = _plain(plugin_config.args)
+        return []
     name, raw = plugin_config.name, plugin_config.args
     expected_kind = args_type.KIND
     try:
@@ -273,6 +275,14 @@ def _decode_args(plugin_config: PluginConfig) -> list[str]:
         raise ConfigError(f"decoding args for plugin {name}: {err}") from None
     plugin_config.args = args
     return errors
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _strict_decoding_error(errors: list[str]) -> str:

@@ -512,6 +512,17 @@ def test_out_of_tree_args_are_kept_as_given() -> None:
     assert cfg.profiles[0].plugin_config[0].args == {"foo": "bar"}
 
 
+def test_out_of_tree_args_from_json_are_plain_data() -> None:
+    cfg = load_config(
+        '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+        ' "profiles": [{"pluginConfig": [{"name": "X", "args": {"a": {"b": [1]}}}]}]}'
+    )
+
+    args = cfg.profiles[0].plugin_config[0].args
+    assert args == {"a": {"b": [1]}}
+    assert type(args) is dict and type(args["a"]) is dict
+
+
 def test_empty_and_missing_args() -> None:
     args = args_of(
         """profiles:
