@@ -81,7 +81,9 @@ class NodeTree:
         zone = get_zone_key(node)
         names = self.tree.get(zone)
         if names is None or node.name not in names:
-            raise NodeTreeError(f"node {node.name!r} in group {zone!r} was not found")
+            raise NodeTreeError(
+                f"node {_go_quote(node.name)} in group {_go_quote(zone)} was not found"
+            )
         names.remove(node.name)
         if not names:
             self._remove_zone(zone)
@@ -124,3 +126,8 @@ class NodeTree:
     def _remove_zone(self, zone: str) -> None:
         del self.tree[zone]
         self.zones.remove(zone)
+
+
+def _go_quote(text: str) -> str:
+    """Go's %q, so the NUL inside a zone key shows as \\x00 in messages as upstream."""
+    return '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'

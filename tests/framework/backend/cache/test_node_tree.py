@@ -162,7 +162,7 @@ def test_it_removes_nodes_and_empty_zones(existing, to_remove, expected, expect_
     tree = NodeTree(existing)
     for n in to_remove:
         if expect_error:
-            with pytest.raises(NodeTreeError, match=f"node '{n.name}' in group .* was not found"):
+            with pytest.raises(NodeTreeError, match=f'node "{n.name}" in group .* was not found'):
                 tree.remove_node(n)
         else:
             tree.remove_node(n)

@@ -1,0 +1,224 @@
+"""Snapshot: the cache's NodeInfos frozen for one scheduling cycle.
+
+The scheduler refreshes one long-lived Snapshot at the start of every cycle
+(``Cache.update_snapshot``); plugins read it through the SharedLister protocol and never see
+changes made while the cycle runs. NodeInfo objects in a snapshot keep their identity across
+refreshes (only their contents are overwritten), so lists built in earlier cycles stay valid.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from framework.backend.cache.errors import (
+    CacheError,
+    NodeInfoNotFoundError,
+    get_pod_key,
+)
+from framework.interface.node_info import ImageStateSummary, NodeInfo, PodInfo
+
+if TYPE_CHECKING:
+    from framework.api.node import Node
+    from framework.api.pod import Pod
+
+logger = logging.getLogger(__name__)
+
+
+class Snapshot:
+    """Node infos by name and in node-tree order, plus the lists some plugins need often.
+
+    Implements NodeInfoLister, StorageInfoLister and SharedLister. Not thread-safe: the
+    scheduling cycle that owns it is its only reader and writer.
+    """
+
+    __slots__ = (
+        "assumed_pods",
+        "generation",
+        "have_pods_with_affinity_node_info_list",
+        "have_pods_with_required_anti_affinity_node_info_list",
+        "node_info_list",
+        "node_info_map",
+        "used_pvc_set",
+    )
+
+    def __init__(self) -> None:
+        self.node_info_map: dict[str, NodeInfo] = {}
+        self.node_info_list: list[NodeInfo] = []
+        self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
+        self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
+        # "namespace/name" of every PVC used by at least one scheduled pod.
+        self.used_pvc_set: set[str] = set()
+        # The highest NodeInfo generation copied in; the next refresh copies only newer ones.
+        self.generation = 0
+        # Pods assumed in this snapshot only (pod group cycles), by pod key.
+        self.assumed_pods: dict[str, Pod] = {}
+
+    # -- SharedLister ------------------------------------------------------------------------
+
+    def node_infos(self) -> Snapshot:
+        return self
+
+    def storage_infos(self) -> Snapshot:
+        return self
+
+    # -- NodeInfoLister ----------------------------------------------------------------------
+
+    def list(self) -> list[NodeInfo]:
+        return self.node_info_list
+
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+        return self.have_pods_with_affinity_node_info_list
+
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+        return self.have_pods_with_required_anti_affinity_node_info_list
+
+    def get(self, node_name: str) -> NodeInfo:
+        """The node's NodeInfo; a node that is gone (only its pods remain) is not found."""
+        node_info = self.node_info_map.get(node_name)
+        if node_info is None or node_info.node is None:
+            raise NodeInfoNotFoundError(f'nodeinfo not found for node name "{node_name}"')
+        return node_info
+
+    # -- StorageInfoLister -------------------------------------------------------------------
+
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        return key in self.used_pvc_set
+
+    # -- placement (workload-aware scheduling is out of scope: every node is in it) ----------
+
+    def num_nodes_in_placement(self) -> int:
+        return len(self.node_info_list)
+
+    def list_nodes_in_placement(self) -> list[NodeInfo]:
+        return self.node_info_list
+
+    def get_node_in_placement(self, node_name: str) -> NodeInfo:
+        return self.get(node_name)
+
+    # -- pods assumed in the snapshot only ---------------------------------------------------
+
+    def assume_pod(self, pod_info: PodInfo) -> None:
+        """Adds the pod to its node in this snapshot only; forget it before the next refresh.
+
+        The NodeInfo keeps its generation, so the next refresh still sees it as the cache's
+        copy of that generation.
+        """
+        pod = pod_info.pod
+        key = get_pod_key(pod)
+        node_info = self.node_info_map.get(pod.spec.node_name)
+        if node_info is None:
+            node_info = NodeInfo()
+            self.node_info_map[pod.spec.node_name] = node_info
+        generation = node_info.generation
+        node_info.add_pod_info(pod_info)
+        node_info.generation = generation
+        self.assumed_pods[key] = pod
+
+    def forget_pod(self, pod: Pod) -> None:
+        """Undoes ``assume_pod``; raises CacheError for a pod not assumed in this snapshot."""
+        key = get_pod_key(pod)
+        assumed = self.assumed_pods.pop(key, None)
+        if assumed is None:
+            raise CacheError(f'assumed pod "{key}" not found in the snapshot')
+        node_name = assumed.spec.node_name
+        node_info = self.node_info_map.get(node_name)
+        if node_info is None:
+            return
+        generation = node_info.generation
+        try:
+            node_info.remove_pod(pod)
+        except (LookupError, ValueError) as error:
+            raise CacheError(str(error)) from error
+        node_info.generation = generation
+        if not node_info.pods and node_info.node is None:
+            del self.node_info_map[node_name]
+
+    def forget_all_assumed_pods(self) -> None:
+        """A safety net run before every refresh, for pods a cycle failed to forget."""
+        if not self.assumed_pods:
+            return
+        for pod in list(self.assumed_pods.values()):
+            try:
+                self.forget_pod(pod)
+            except CacheError:
+                logger.exception("Failed to forget assumed pod")
+        logger.error(
+            "Found assumed pods in the snapshot that were not forgotten (assumedPodsCount=%d)",
+            len(self.assumed_pods),
+        )
+
+
+def new_snapshot(pods: Iterable[Pod], nodes: Iterable[Node]) -> Snapshot:
+    """A snapshot built directly from objects, for tests (upstream NewSnapshot).
+
+    Pods are placed on the NodeInfo named by ``spec.node_name``, even when no such node is
+    given; those node-less NodeInfos are listed too, as upstream does. Upstream lists in Go
+    map order (unspecified); here the given nodes come first, in the order given.
+    """
+    pods = list(pods)
+    nodes = list(nodes)
+    node_info_map = create_node_info_map(pods, nodes)
+    ordered = {node.name: node_info_map[node.name] for node in nodes}
+    for name, node_info in node_info_map.items():
+        ordered.setdefault(name, node_info)
+
+    snapshot = Snapshot()
+    snapshot.node_info_map = node_info_map
+    snapshot.node_info_list = list(ordered.values())
+    snapshot.have_pods_with_affinity_node_info_list = [
+        n for n in snapshot.node_info_list if n.pods_with_affinity
+    ]
+    snapshot.have_pods_with_required_anti_affinity_node_info_list = [
+        n for n in snapshot.node_info_list if n.pods_with_required_anti_affinity
+    ]
+    snapshot.used_pvc_set = create_used_pvc_set(pods)
+    return snapshot
+
+
+def create_node_info_map(pods: Iterable[Pod], nodes: Iterable[Node]) -> dict[str, NodeInfo]:
+    """NodeInfos by node name: each pod on its ``spec.node_name``, then each node set."""
+    node_infos: dict[str, NodeInfo] = {}
+    for pod in pods:
+        node_infos.setdefault(pod.spec.node_name, NodeInfo()).add_pod(pod)
+    nodes = list(nodes)
+    image_existence = create_image_existence_map(nodes)
+    for node in nodes:
+        node_info = node_infos.setdefault(node.name, NodeInfo())
+        node_info.set_node(node)
+        node_info.image_states = get_node_image_states(node, image_existence)
+    return node_infos
+
+
+def create_used_pvc_set(pods: Iterable[Pod]) -> set[str]:
+    """``namespace/claim`` of the PVCs used by pods already on a node."""
+    used: set[str] = set()
+    for pod in pods:
+        if not pod.spec.node_name:
+            continue
+        for volume in pod.spec.volumes:
+            if volume.persistent_volume_claim is not None:
+                used.add(f"{pod.namespace}/{volume.persistent_volume_claim.claim_name}")
+    return used
+
+
+def get_node_image_states(
+    node: Node, image_existence: dict[str, set[str]]
+) -> dict[str, ImageStateSummary]:
+    """The node's images with their size and on how many nodes each one is."""
+    states: dict[str, ImageStateSummary] = {}
+    for image in node.status.images:
+        for name in image.names:
+            states[name] = ImageStateSummary(image.size_bytes, len(image_existence.get(name, ())))
+    return states
+
+
+def create_image_existence_map(nodes: Iterable[Node]) -> dict[str, set[str]]:
+    """For each image name, the names of the nodes that have it."""
+    existence: dict[str, set[str]] = {}
+    for node in nodes:
+        for image in node.status.images:
+            for name in image.names:
+                existence.setdefault(name, set()).add(node.name)
+    return existence
