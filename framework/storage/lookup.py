@@ -28,10 +28,14 @@ VOLUME_ATTACHMENT_KIND = "VolumeAttachment"
 class NotFoundError(LookupError):
     """The object does not exist (upstream ``apierrors.IsNotFound``)."""
 
-    def __init__(self, resource: str, name: str) -> None:
-        super().__init__(f'{resource} "{name}" not found')
+    def __init__(self, resource: str, name: str, message: str = "") -> None:
+        super().__init__(message or f'{resource} "{name}" not found')
         self.resource = resource
         self.name = name
+
+    def wrapped(self, prefix: str) -> NotFoundError:
+        """Still NotFound, with context in front (Go's ``fmt.Errorf("prefix: %w", err)``)."""
+        return NotFoundError(self.resource, self.name, f"{prefix}: {self}")
 
 
 def get_object(cluster: Any, kind: str, resource: str, name: str, namespace: str = "") -> Any:
