@@ -193,20 +193,16 @@ class _Decoder:
 
     def _scalar(self, data: Any, info: TypeInfo, current: Any, context: tuple[str, tuple]) -> Any:
         kind = info.kind
-        if kind == "bool":
-            if isinstance(data, bool):
-                return data
-        elif kind == "str":
-            if isinstance(data, str):
-                return data
-        elif kind == "bytes":
-            if isinstance(data, str):
-                return self._base64(data, current)
-        elif isinstance(data, bool) or not isinstance(data, int | float):
-            pass
-        elif kind == "int":
+        if kind == "bool" and isinstance(data, bool):
+            return data
+        if kind == "str" and isinstance(data, str):
+            return data
+        if kind == "bytes" and isinstance(data, str):
+            return self._base64(data, current)
+        is_number = isinstance(data, int | float) and not isinstance(data, bool)
+        if kind == "int" and is_number:
             return self._int(data, info, current, context)
-        elif kind == "float":
+        if kind == "float" and is_number:
             return self._float(data, info, current, context)
         self._save(describe_json_value(data), info.go_name, context)
         return current

@@ -98,8 +98,8 @@ def _parse(text: str) -> tuple[Any, str | None]:
             raise ConfigError(f"couldn't get version/kind; json parse error: {err}") from None
     loader = _YamlLoader(text)
     try:
-        data = loader.get_single_node()
-        data = None if data is None else loader.construct_document(data)
+        node = loader.get_single_node()
+        data = None if node is None else loader.construct_document(node)
     except yaml.MarkedYAMLError as err:
         raise ConfigError(_yaml_error_message(err)) from None
     except yaml.YAMLError as err:
@@ -119,8 +119,7 @@ class _YamlLoader(yaml.SafeLoader):
     def get_single_node(self) -> yaml.Node | None:
         # Only the first document counts, like go-yaml's Unmarshal.
         self.get_event()  # stream start
-        node = None if self.check_event(yaml.StreamEndEvent) else self.compose_document()
-        return node
+        return None if self.check_event(yaml.StreamEndEvent) else self.compose_document()
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen = []
