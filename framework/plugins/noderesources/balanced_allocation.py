@@ -1,0 +1,134 @@
+"""NodeResourcesBalancedAllocation: favour nodes whose resource usage stays even.
+
+The v1.36 score rewards the change in balance the pod brings: a node whose usage becomes more
+even scores towards 100, one that becomes less even towards 50, no change gives about 75.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from framework.api.field_errors import aggregate_message
+from framework.api.pod import Pod
+from framework.config.types import NodeResourcesBalancedAllocationArgs
+from framework.config.validation_pluginargs import (
+    validate_node_resources_balanced_allocation_args,
+)
+from framework.interface.cycle_state import CycleState, NotFoundError
+from framework.interface.node_info import NodeInfo
+from framework.interface.plugins import PreScorePlugin, ScorePlugin
+from framework.interface.status import Code, Status
+from framework.interface.types import MAX_NODE_SCORE
+from framework.plugins import names
+from framework.plugins.feature import Features
+from framework.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    is_best_effort_pod,
+)
+from framework.util.gomath import go_div
+
+PRE_SCORE_STATE_KEY = "PreScore" + names.NODE_RESOURCES_BALANCED_ALLOCATION
+
+
+class _PreScoreState:
+    """The pod's request of each configured resource, in the args' resource order."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: list[int]) -> None:
+        self.pod_requests = pod_requests
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+class BalancedAllocation(PreScorePlugin, ScorePlugin):
+    """Scores how evenly the node's resources would be used with the pod on it."""
+
+    name = names.NODE_RESOURCES_BALANCED_ALLOCATION
+
+    def __init__(self, args: Any, handle: Any, features: Features) -> None:
+        if not isinstance(args, NodeResourcesBalancedAllocationArgs):
+            raise ValueError(
+                "want args to be of type NodeResourcesBalancedAllocationArgs, "
+                f"got {_type_name(args)}"
+            )
+        errors = validate_node_resources_balanced_allocation_args(None, args)
+        if errors:
+            raise ValueError(aggregate_message(errors))
+        self.handle = handle
+        self.scorer = ResourceAllocationScorer(
+            names.NODE_RESOURCES_BALANCED_ALLOCATION,
+            balanced_resource_scorer,
+            args.resources,
+            use_requested=True,
+            enable_in_place_pod_vertical_scaling=features.enable_in_place_pod_vertical_scaling,
+            enable_pod_level_resources=features.enable_pod_level_resources,
+            enable_in_place_pod_level_resources_vertical_scaling=(
+                features.enable_in_place_pod_level_resources_vertical_scaling
+            ),
+        )
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
+        if is_best_effort_pod(pod_requests):
+            # Scoring pods that request nothing would pile them onto the same nodes
+            # (upstream issue 129138).
+            return Status(Code.SKIP)
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pod_requests))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        try:
+            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
+        except NotFoundError:
+            # PreScore is disabled in this profile: work it out here.
+            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
+            if is_best_effort_pod(pod_requests):
+                return 0, None
+        return self.scorer.score(node_info, pod_requests)
+
+
+def balanced_resource_scorer(
+    requested: list[int], allocated: list[int], allocatable: list[int]
+) -> int:
+    """50 plus half of (50 + balance with the pod - balance without it).
+
+    Both balances lie in [50, 100], so the result stays in [50, 100] too.
+    """
+    score_with_pod = balanced_resource_score(requested, allocatable)
+    score_without_pod = balanced_resource_score(allocated, allocatable)
+    half = go_div(MAX_NODE_SCORE, 2)
+    return half + go_div(half + score_with_pod - score_without_pod, 2)
+
+
+def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:
+    """(1 - standard deviation of the usage fractions) * 100, truncated.
+
+    Float operations are upstream's, in upstream's order, so scores match to the unit.
+    """
+    fractions: list[float] = []
+    total_fraction = 0.0
+    for i, capacity in enumerate(allocatable):
+        if capacity == 0:
+            continue
+        fraction = min(float(requested[i]) / float(capacity), 1.0)
+        total_fraction += fraction
+        fractions.append(fraction)
+
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total_fraction / float(len(fractions))
+        squares = 0.0
+        for fraction in fractions:
+            squares = squares + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(squares / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def _type_name(args: Any) -> str:
+    """How upstream's ``%T`` shows the args it did not expect."""
+    return "<nil>" if args is None else type(args).__name__

@@ -1,0 +1,135 @@
+"""What every resource-based score shares: the pod's requests, the node's allocatable and
+allocated amounts per configured resource, and a strategy that turns them into a score."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from framework.api.pod import Pod
+from framework.api.resources import (
+    DEFAULT_NON_MISSING_CONTAINER_REQUESTS,
+    RESOURCE_CPU,
+    RESOURCE_EPHEMERAL_STORAGE,
+    RESOURCE_MEMORY,
+    is_scalar_resource_name,
+    pod_requests,
+)
+from framework.config.types import ResourceSpec
+from framework.interface.node_info import NodeInfo
+from framework.interface.status import Code, Status
+
+Scorer = Callable[[list[int], list[int], list[int]], int]
+"""``scorer(requested, allocated, allocatable) -> score``, lists indexed like the resources.
+
+``requested`` already includes the incoming pod; ``allocated`` is what the node's pods use.
+"""
+
+
+class ResourceAllocationScorer:
+    """Scores a node from per-resource amounts, as configured by a strategy.
+
+    ``use_requested`` picks the node's plain requested amounts for CPU and memory, and the
+    pod's plain requests; otherwise both count containers without requests as 100m CPU and
+    200Mi memory (the "non-zero" amounts), so empty pods still spread.
+    """
+
+    __slots__ = (
+        "_is_scalar",
+        "enable_in_place_pod_level_resources_vertical_scaling",
+        "enable_in_place_pod_vertical_scaling",
+        "enable_pod_level_resources",
+        "name",
+        "resources",
+        "scorer",
+        "use_requested",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        scorer: Scorer,
+        resources: Sequence[ResourceSpec],
+        *,
+        use_requested: bool = False,
+        enable_in_place_pod_vertical_scaling: bool = False,
+        enable_pod_level_resources: bool = False,
+        enable_in_place_pod_level_resources_vertical_scaling: bool = False,
+    ) -> None:
+        self.name = name
+        self.scorer = scorer
+        self.resources = list(resources)
+        self.use_requested = use_requested
+        self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
+        self.enable_pod_level_resources = enable_pod_level_resources
+        self.enable_in_place_pod_level_resources_vertical_scaling = (
+            enable_in_place_pod_level_resources_vertical_scaling
+        )
+        self._is_scalar = [is_scalar_resource_name(spec.name) for spec in self.resources]
+
+    def score(self, node_info: NodeInfo, pod_requests: list[int]) -> tuple[int, Status | None]:
+        if not self.resources:
+            return 0, Status(Code.ERROR, "resources not found")
+        requested, allocated, allocatable = self.calculate_node_allocatable_request(
+            node_info, pod_requests
+        )
+        return self.scorer(requested, allocated, allocatable), None
+
+    def calculate_node_allocatable_request(
+        self, node_info: NodeInfo, pod_requests: list[int]
+    ) -> tuple[list[int], list[int], list[int]]:
+        """Per resource: node usage with the pod, node usage without it, node allocatable.
+
+        A scalar resource the pod does not request, and any resource the node does not
+        offer, stay 0 in all three lists, which the strategies read as "leave it out".
+        """
+        count = len(self.resources)
+        requested, allocated, allocatable = [0] * count, [0] * count, [0] * count
+        for i, spec in enumerate(self.resources):
+            if pod_requests[i] == 0 and self._is_scalar[i]:
+                continue
+            node_allocatable, node_allocated = self.calculate_resource_allocatable_request(
+                node_info, spec.name
+            )
+            if node_allocatable == 0:
+                continue
+            allocatable[i] = node_allocatable
+            allocated[i] = node_allocated
+            requested[i] = node_allocated + pod_requests[i]
+        return requested, allocated, allocatable
+
+    def calculate_resource_allocatable_request(
+        self, node_info: NodeInfo, resource: str
+    ) -> tuple[int, int]:
+        """The node's allocatable amount of ``resource`` and the amount its pods request."""
+        node_requested = node_info.requested if self.use_requested else node_info.non_zero_requested
+        if resource == RESOURCE_CPU:
+            return node_info.allocatable.milli_cpu, node_requested.milli_cpu
+        if resource == RESOURCE_MEMORY:
+            return node_info.allocatable.memory, node_requested.memory
+        if resource == RESOURCE_EPHEMERAL_STORAGE:
+            return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage
+        scalar_allocatable = node_info.allocatable.scalar_resources.get(resource)
+        if scalar_allocatable is None:
+            return 0, 0
+        return scalar_allocatable, node_info.requested.scalar_resources.get(resource, 0)
+
+    def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
+        """The pod's request of each configured resource (upstream computes the same
+        requests once per resource; computing them once gives identical numbers)."""
+        requests = pod_requests(
+            pod,
+            skip_pod_level_resources=not self.enable_pod_level_resources,
+            non_missing_container_requests=(
+                None if self.use_requested else DEFAULT_NON_MISSING_CONTAINER_REQUESTS
+            ),
+            use_status_resources=self.enable_in_place_pod_vertical_scaling,
+            in_place_pod_level_resources_vertical_scaling=(
+                self.enable_in_place_pod_level_resources_vertical_scaling
+            ),
+        )
+        return [requests.get(spec.name, 0) for spec in self.resources]
+
+
+def is_best_effort_pod(pod_requests: list[int]) -> bool:
+    """No configured resource is requested at all."""
+    return not any(pod_requests)
