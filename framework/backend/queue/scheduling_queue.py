@@ -188,21 +188,22 @@ class PriorityQueue:
         """The queue for these profiles' Frameworks, wired back into them as nominator/activator.
 
         The active queue is ordered by the first profile's QueueSort (configuration
-        validation makes every profile use the same one).
+        validation makes every profile use the same one). ``options`` are the constructor's;
+        a ``queueing_hint_map`` or ``pre_enqueue`` given there replaces the built one.
         """
         frameworks = list(frameworks)
         if not frameworks:
             raise ValueError("a scheduling queue needs at least one profile's framework")
-        queue = cls(
-            frameworks[0].queue_sort_func(),
-            queueing_hint_map=build_queueing_hint_map_per_profile(frameworks),
-            pre_enqueue={
+        options.setdefault("queueing_hint_map", build_queueing_hint_map_per_profile(frameworks))
+        options.setdefault(
+            "pre_enqueue",
+            {
                 fw.profile_name(): fw.run_pre_enqueue_plugins
                 for fw in frameworks
                 if fw.pre_enqueue_plugins
             },
-            **options,
         )
+        queue = cls(frameworks[0].queue_sort_func(), **options)
         for fw in frameworks:
             fw.pod_nominator = queue
             fw.pod_activator = queue
@@ -244,7 +245,7 @@ class PriorityQueue:
         pod_info.pod_signature = self._sign_pod(new_pod)
         self._notify(UPDATED, pod_info)
         for event in events:
-            strategy = self._is_pod_worth_requeuing(pod_info, event, old_pod, new_pod)
+            strategy = self.is_pod_worth_requeuing(pod_info, event, old_pod, new_pod)
             queue = self._requeue_pod_with_queueing_strategy(pod_info, strategy, event.label())
             if queue == ACTIVE_Q or (self._pop_from_backoff_q and queue == BACKOFF_Q):
                 break
@@ -357,7 +358,7 @@ class PriorityQueue:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         strategy = QueueingStrategy.QUEUE_SKIP
         for received in events:
-            result = self._is_pod_worth_requeuing(
+            result = self.is_pod_worth_requeuing(
                 pod_info, received.event, received.old_obj, received.new_obj
             )
             if result == QueueingStrategy.QUEUE_IMMEDIATELY:
@@ -418,7 +419,7 @@ class PriorityQueue:
         for pod_info in pod_infos:
             if pod_info.gated and not match_any_cluster_event(event, pod_info.gating_plugin_events):
                 continue  # the gating plugin does not care about this event
-            strategy = self._is_pod_worth_requeuing(pod_info, event, old_obj, new_obj)
+            strategy = self.is_pod_worth_requeuing(pod_info, event, old_obj, new_obj)
             if strategy == QueueingStrategy.QUEUE_SKIP:
                 continue
             self.unschedulable_pods.delete(pod_info.pod)
@@ -455,14 +456,15 @@ class PriorityQueue:
             self._interesting_events[event] = interesting
         return interesting
 
-    def _is_pod_worth_requeuing(
+    @_locked
+    def is_pod_worth_requeuing(
         self, pod_info: QueuedPodInfo, event: ClusterEvent, old_obj: Any, new_obj: Any
     ) -> QueueingStrategy:
         """Asks the hints of the plugins that rejected the pod whether ``event`` may help it.
 
         Queue from a plugin that said Pending means retry at once; from a plugin that said
         Unschedulable, retry after the backoff. A hint that raises counts as Queue, so a
-        buggy hint never strands a pod.
+        buggy hint never strands a pod. Moves nothing, so it also answers "what if".
         """
         unschedulable, pending = pod_info.unschedulable_plugins, pod_info.pending_plugins
         if not unschedulable and not pending:

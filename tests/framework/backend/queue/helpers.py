@@ -176,9 +176,6 @@ class AllowlistPreEnqueue(PreEnqueuePlugin):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "pod name not in allowlists")
 
-    def factory(self) -> Any:
-        return lambda args, handle: self
-
 
 def framework_with(plugins: Iterable[Plugin], profile: str = PROFILE) -> Framework:
     """A real Framework for ``profile`` with PrioritySort, a binder and these PreEnqueue plugins."""
@@ -187,7 +184,7 @@ def framework_with(plugins: Iterable[Plugin], profile: str = PROFILE) -> Framewo
     registry.register("PrioritySort", lambda args, handle: PrioritySort(args, handle, None))
     registry.register("Binder", FakeBind("Binder").factory())
     for plugin in plugins:
-        registry.register(plugin.name, plugin.factory())  # type: ignore[attr-defined]
+        registry.register(plugin.name, lambda args, handle, plugin=plugin: plugin)
     points = Plugins(
         queue_sort=PluginSet(enabled=[PluginRef(name="PrioritySort")]),
         bind=PluginSet(enabled=[PluginRef(name="Binder")]),
