@@ -45,7 +45,8 @@ _INT64_MAX = 2**63 - 1
 
 
 def max_len_error(length: int) -> str:
-    return f"must be no more than {length} characters"
+    # v1.36 checks labels with apimachinery's validate/content package, which counts bytes.
+    return f"must be no more than {length} bytes"
 
 
 def empty_error() -> str:

@@ -15,7 +15,7 @@ _UNIT_NANOS = {
     "m": 60_000_000_000,
     "h": 3_600_000_000_000,
 }
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_PART = re.compile(r"([0-9.]*)([^0-9.]*)")
 
 
 def format_duration(value: float | timedelta) -> str:
@@ -52,23 +52,33 @@ def _decimal(nanos: int, unit: int) -> str:
 
 def parse_duration(text: str) -> timedelta:
     """Parses Go duration text; raises ValueError with Go's wording for bad input."""
-    original = text
-    sign = 1
-    if text[:1] in "+-":
-        sign = -1 if text[0] == "-" else 1
-        text = text[1:]
-    if text == "0":
+    quoted = '"' + text + '"'
+    body = text[1:] if text[:1] in ("+", "-") else text
+    sign = -1 if text[:1] == "-" else 1
+    if body == "0":
         return timedelta(0)
-    if not text:
-        raise ValueError(f'time: invalid duration "{original}"')
-    position, nanos = 0, 0.0
-    for match in _PART.finditer(text):
-        if match.start() != position:
-            raise ValueError(f'time: invalid duration "{original}"')
-        nanos += float(match.group(1)) * _UNIT_NANOS[match.group(2)]
-        position = match.end()
-    if position != len(text):
-        if re.fullmatch(r"[\d.]+", text[position:]):
-            raise ValueError(f'time: missing unit in duration "{original}"')
-        raise ValueError(f'time: invalid duration "{original}"')
+    if not body:
+        raise ValueError(f"time: invalid duration {quoted}")
+    nanos = 0.0
+    for number, unit in _split(body, quoted):
+        if unit not in _UNIT_NANOS:
+            raise ValueError(f'time: unknown unit "{unit}" in duration {quoted}')
+        nanos += float(number) * _UNIT_NANOS[unit]
     return timedelta(microseconds=sign * nanos / 1000)
+
+
+def _split(body: str, quoted: str) -> list[tuple[str, str]]:
+    """``"1h30.5m"`` -> ``[("1", "h"), ("30.5", "m")]``, with Go's errors for malformed text."""
+    parts = []
+    for match in _PART.finditer(body):
+        number, unit = match.group(1), match.group(2)
+        if not number and not unit:
+            continue
+        if number in (".", "") or not any(ch.isdigit() for ch in number):
+            raise ValueError(f"time: invalid duration {quoted}")
+        if not unit:
+            raise ValueError(f"time: missing unit in duration {quoted}")
+        parts.append((number, unit))
+    if "".join(n + u for n, u in parts) != body:
+        raise ValueError(f"time: invalid duration {quoted}")
+    return parts

@@ -97,7 +97,7 @@ INVALID_REQUIREMENTS = [
         "a" * 64,
         EXISTS,
         [],
-        f'key: Invalid value: "{"a" * 64}": name part must be no more than 63 characters',
+        f'key: Invalid value: "{"a" * 64}": name part must be no more than 63 bytes',
     ),
     (
         "a value with a space",
@@ -111,7 +111,7 @@ INVALID_REQUIREMENTS = [
         "x16",
         EQUALS,
         ["a" * 64],
-        f'values[0][x16]: Invalid value: "{"a" * 64}": must be no more than 63 characters',
+        f'values[0][x16]: Invalid value: "{"a" * 64}": must be no more than 63 bytes',
     ),
     (
         "a key with a space",

@@ -489,18 +489,11 @@ def least_allocated() -> ScoringStrategy:
     return ScoringStrategy("LeastAllocated", cpu_and_memory())
 
 
-# v1.36 measures label key parts in bytes ("no more than 63 bytes"); the shared label checks
-# in framework/api/validation.py still say "characters".
-BYTES_WORDING = pytest.mark.xfail(
-    strict=True, reason="framework.api.validation.max_len_error says 'characters', not 'bytes'"
-)
-
 FIT_CASES = [
     pytest.param(
         "ignored resources: too long value",
         NodeResourcesFitArgs(["longvalue" + "a" * 64], scoring_strategy=least_allocated()),
         "name part must be no more than 63 bytes",
-        marks=BYTES_WORDING,
     ),
     (
         "ignored resources: empty name",
@@ -531,7 +524,6 @@ FIT_CASES = [
         "ignored resource groups: too long",
         NodeResourcesFitArgs([], ["a" * 64], least_allocated()),
         "name part must be no more than 63 bytes",
-        marks=BYTES_WORDING,
     ),
     (
         "ignored resource groups: a slash",

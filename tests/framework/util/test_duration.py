@@ -41,7 +41,12 @@ def test_parse_duration_reads_go_text(text, want):
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("10", 'time: missing unit in duration "10"'), ("abc", 'time: invalid duration "abc"')],
+    [
+        ("10", 'time: missing unit in duration "10"'),
+        ("abc", 'time: invalid duration "abc"'),
+        ("", 'time: invalid duration ""'),
+        ("1x", 'time: unknown unit "x" in duration "1x"'),
+    ],
 )
 def test_parse_duration_rejects_bad_text_with_go_wording(text, message):
     with pytest.raises(ValueError) as error:
