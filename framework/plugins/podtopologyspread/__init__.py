@@ -1,0 +1,5 @@
+"""PodTopologySpread (upstream ``plugins/podtopologyspread``)."""
+
+from framework.plugins.podtopologyspread.plugin import PodTopologySpread
+
+__all__ = ["PodTopologySpread"]
