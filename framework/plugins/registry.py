@@ -11,9 +11,11 @@ from framework.plugins import names
 from framework.plugins.defaultbinder import DefaultBinder
 from framework.plugins.feature import Features
 from framework.plugins.imagelocality import ImageLocality
+from framework.plugins.nodeaffinity import NodeAffinity
 from framework.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from framework.plugins.nodename import NodeName
 from framework.plugins.nodeports import NodePorts
+from framework.plugins.noderesources import BalancedAllocation, Fit
 from framework.plugins.nodeunschedulable import NodeUnschedulable
 from framework.plugins.queuesort import PrioritySort
 from framework.plugins.schedulinggates import SchedulingGates
@@ -34,6 +36,9 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.IMAGE_LOCALITY: ImageLocality,
         names.NODE_DECLARED_FEATURES: NodeDeclaredFeatures,
         names.DEFAULT_BINDER: DefaultBinder,
+        names.NODE_AFFINITY: NodeAffinity,
+        names.NODE_RESOURCES_FIT: Fit,
+        names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
     }
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 
