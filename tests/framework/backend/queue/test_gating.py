@@ -7,7 +7,16 @@ import pytest
 from framework.plugins.feature import Features
 from framework.plugins.schedulinggates.scheduling_gates import SchedulingGates
 
-from .helpers import NODE_ADD, AllowlistPreEnqueue, gated_queue, make_pod, names, queued
+from .helpers import (
+    NODE_ADD,
+    QUEUE,
+    AllowlistPreEnqueue,
+    gated_queue,
+    hint_map,
+    make_pod,
+    names,
+    queued,
+)
 
 ALLOW_NOTHING = [AllowlistPreEnqueue(name="first"), AllowlistPreEnqueue(name="second")]
 BAR_THEN_FOO_ONLY = [
@@ -166,3 +175,30 @@ def test_a_gated_pod_that_stays_gated_stays_in_the_unschedulable_pool():
     queue.move_all_to_active_or_backoff_queue(NODE_ADD)
     assert queue.unschedulable_pods.get(pod).gating_plugin == "preEnqueuePlugin"
     assert queue.pods_in_active_q() == []
+
+
+class CountingPreEnqueue(AllowlistPreEnqueue):
+    def __init__(self, *allowlist: str) -> None:
+        super().__init__(*allowlist)
+        self.calls = 0
+
+    def pre_enqueue(self, pod):
+        self.calls += 1
+        return super().pre_enqueue(pod)
+
+
+def test_a_gated_pod_is_left_alone_by_events_its_gating_plugin_did_not_register():
+    plugin = CountingPreEnqueue("never")
+    queue, clock = gated_queue(
+        plugin, queueing_hint_map=hint_map({NODE_ADD: [("preEnqueuePlugin", QUEUE)]})
+    )
+    pod = make_pod("p")
+    queue.add(pod)
+    assert plugin.calls == 1
+    clock.step(queue.pod_max_in_unschedulable_pods_seconds + 1)
+
+    queue.flush_unschedulable_pods_leftover()  # the timeout is a wildcard event
+    assert plugin.calls == 1, "PreEnqueue is not rerun for an event the gate ignores"
+    queue.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert plugin.calls == 2, "an event the gating plugin registered checks the gate again"
+    assert names(queue.unschedulable_pod_list()) == ["p"]
