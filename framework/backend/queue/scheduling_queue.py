@@ -41,6 +41,7 @@ from framework.backend.queue.queueing_hint_map import (
     build_queueing_hint_map_per_profile,
 )
 from framework.backend.queue.unschedulable_pods import UnschedulablePods
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.cluster_events import (
     BACKOFF_COMPLETE,
     EVENT_ASSIGNED_POD_ADD,
@@ -141,6 +142,7 @@ class PriorityQueue:
     nominated, and namespace labels decide affinity namespace selectors. ``pre_enqueue``
     maps a profile to its PreEnqueue runner, ``queueing_hint_map`` a profile to its hints;
     :meth:`from_frameworks` builds all three from the profiles' frameworks.
+    ``pop_from_backoff_q`` defaults to the SchedulerPopFromBackoffQ gate.
     """
 
     def __init__(
@@ -155,17 +157,22 @@ class PriorityQueue:
         queueing_hint_map: QueueingHintMapPerProfile | None = None,
         pre_enqueue: Mapping[str, PreEnqueueRunner] | None = None,
         pod_signers: Mapping[str, PodSigner] | None = None,
-        pop_from_backoff_q: bool = True,
+        feature_gates: FeatureGates = DEFAULT_FEATURE_GATES,
+        pop_from_backoff_q: bool | None = None,
         on_change: OnChange | None = None,
     ) -> None:
         self._lock = threading.RLock()
         self._clock: Clock = clock or RealClock()
         self._cluster = cluster
         self.pod_max_in_unschedulable_pods_seconds = pod_max_in_unschedulable_pods_seconds
+        # Read-only once built: lookups into it are cached per event.
         self.queueing_hint_map: QueueingHintMapPerProfile = dict(queueing_hint_map or {})
         self._plugin_to_events = build_plugin_to_events_map(self.queueing_hint_map)
         self._pre_enqueue: dict[str, PreEnqueueRunner] = dict(pre_enqueue or {})
         self._pod_signers = pod_signers
+        self._feature_gates = feature_gates
+        if pop_from_backoff_q is None:
+            pop_from_backoff_q = feature_gates.enabled("SchedulerPopFromBackoffQ")
         self._pop_from_backoff_q = pop_from_backoff_q
         self._on_change = on_change
         self.backoff_q = BackoffQueue(
@@ -225,7 +232,7 @@ class PriorityQueue:
         A pod in flight is left alone; its update is remembered in case the attempt fails.
         A pod the queue does not know is added to the active queue.
         """
-        events = pod_scheduling_properties_change(new_pod, old_pod)
+        events = pod_scheduling_properties_change(new_pod, old_pod, self._feature_gates)
         if self.active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
             return
         for place in (self.active_q, self.backoff_q):

@@ -10,6 +10,7 @@ from framework.backend.queue.backoff_queue import (
     BackoffQueue,
     backoff_duration_nanos,
 )
+from framework.features import FeatureGates
 from framework.interface.cluster_events import EVENT_UNSCHEDULABLE_TIMEOUT
 from framework.util.clock import FakeClock
 
@@ -243,3 +244,18 @@ def test_backoff_durations_are_taken_from_the_options():
     assert queue.backoff_q.pod_initial_backoff_seconds == 2
     assert queue.backoff_q.pod_max_backoff_seconds == 20
     assert queue.backoff_q.calculate_backoff_duration(3) == 8
+
+
+@pytest.mark.parametrize(
+    ("gate", "want"),
+    [(True, "hpp"), (False, None)],
+    ids=[
+        "the SchedulerPopFromBackoffQ gate on lets pop take backoff pods",
+        "the SchedulerPopFromBackoffQ gate off keeps pop to the active queue",
+    ],
+)
+def test_pop_from_backoff_follows_the_feature_gate(gate, want):
+    queue, _ = new_queue(feature_gates=FeatureGates({"SchedulerPopFromBackoffQ": gate}))
+    queue.backoff_q.add(queued(high_priority_pod(), "plugin"))
+    popped = queue.pop()
+    assert (popped.pod.name if popped else None) == want
