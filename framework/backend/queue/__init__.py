@@ -2,10 +2,12 @@
 
 from framework.backend.queue.active_queue import InFlightEvent
 from framework.backend.queue.nominator import Nominator, PodRef
-from framework.backend.queue.queueing_hint_map import (
+from framework.backend.queue.queueing_hints import (
     QueueingHintFunction,
     QueueingHintMap,
     QueueingHintMapPerProfile,
+    QueueingHints,
+    QueueingStrategy,
     build_queueing_hint_map,
     build_queueing_hint_map_per_profile,
 )
@@ -14,7 +16,6 @@ from framework.backend.queue.scheduling_queue import (
     DEFAULT_POD_MAX_BACKOFF,
     DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS,
     PriorityQueue,
-    QueueingStrategy,
     QueueListing,
     SchedulingQueueError,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "QueueingHintFunction",
     "QueueingHintMap",
     "QueueingHintMapPerProfile",
+    "QueueingHints",
     "QueueingStrategy",
     "SchedulingQueueError",
     "build_queueing_hint_map",

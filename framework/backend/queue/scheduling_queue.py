@@ -27,17 +27,16 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any, ParamSpec, TypeVar
 
 from framework.api.pod import Pod
 from framework.backend.queue.active_queue import ActiveQueue, InFlightEvent
 from framework.backend.queue.backoff_queue import BACKOFF_Q_ORDERING_WINDOW, BackoffQueue
 from framework.backend.queue.nominator import Nominator, PodRef
-from framework.backend.queue.queueing_hint_map import (
-    QueueingHintFunction,
+from framework.backend.queue.queueing_hints import (
     QueueingHintMapPerProfile,
-    build_plugin_to_events_map,
+    QueueingHints,
+    QueueingStrategy,
     build_queueing_hint_map_per_profile,
 )
 from framework.backend.queue.unschedulable_pods import UnschedulablePods
@@ -55,7 +54,7 @@ from framework.interface.cluster_events import (
     match_any_cluster_event,
     pod_scheduling_properties_change,
 )
-from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from framework.interface.events import ActionType, ClusterEvent, EventResource
 from framework.interface.node_info import PodInfo
 from framework.interface.status import Status
 from framework.interface.types import NominatingInfo, QueuedPodInfo
@@ -99,14 +98,6 @@ R = TypeVar("R")
 
 class SchedulingQueueError(RuntimeError):
     """A pod handed back to the queue is already queued (a scheduler bug upstream logs)."""
-
-
-class QueueingStrategy(IntEnum):
-    """Where a pod goes after an event: nowhere, the backoff queue (if due), or straight in."""
-
-    QUEUE_SKIP = 0
-    QUEUE_AFTER_BACKOFF = 1
-    QUEUE_IMMEDIATELY = 2
 
 
 @dataclass(slots=True)
@@ -165,9 +156,7 @@ class PriorityQueue:
         self._clock: Clock = clock or RealClock()
         self._cluster = cluster
         self.pod_max_in_unschedulable_pods_seconds = pod_max_in_unschedulable_pods_seconds
-        # Read-only once built: lookups into it are cached per event.
-        self.queueing_hint_map: QueueingHintMapPerProfile = dict(queueing_hint_map or {})
-        self._plugin_to_events = build_plugin_to_events_map(self.queueing_hint_map)
+        self.hints = QueueingHints(dict(queueing_hint_map or {}))
         self._pre_enqueue: dict[str, PreEnqueueRunner] = dict(pre_enqueue or {})
         self._pod_signers = pod_signers
         self._feature_gates = feature_gates
@@ -185,8 +174,6 @@ class PriorityQueue:
         self.active_q = ActiveQueue(less_fn, self.backoff_q if pop_from_backoff_q else None)
         self.unschedulable_pods = UnschedulablePods()
         self.nominator = Nominator(self._get_pod if cluster is not None else None)
-        self._hints_by_event: dict[tuple[str, ClusterEvent], list[QueueingHintFunction]] = {}
-        self._interesting_events: dict[ClusterEvent, bool] = {}
         self._next_backoff_flush: float | None = None
         self._next_leftover_flush: float | None = None
 
@@ -388,7 +375,7 @@ class PriorityQueue:
         pre_check: PreEnqueueCheck | None = None,
     ) -> None:
         """Offers the event to every unschedulable pod that passes ``pre_check``."""
-        if not self._is_event_of_interest(event):
+        if not self.hints.is_event_of_interest(event):
             return
         pod_infos = [
             pod_info
@@ -421,7 +408,7 @@ class PriorityQueue:
     def _move_pods_to_active_or_backoff_queue(
         self, pod_infos: list[QueuedPodInfo], event: ClusterEvent, old_obj: Any, new_obj: Any
     ) -> None:
-        if not self._is_event_of_interest(event):
+        if not self.hints.is_event_of_interest(event):
             return
         for pod_info in pod_infos:
             if pod_info.gated and not match_any_cluster_event(event, pod_info.gating_plugin_events):
@@ -450,88 +437,12 @@ class PriorityQueue:
                 found.append(pod_info)
         return found
 
-    def _is_event_of_interest(self, event: ClusterEvent) -> bool:
-        if event.is_wildcard():
-            return True
-        interesting = self._interesting_events.get(event)
-        if interesting is None:
-            interesting = any(
-                registered.matches(event)
-                for hint_map in self.queueing_hint_map.values()
-                for registered in hint_map
-            )
-            self._interesting_events[event] = interesting
-        return interesting
-
     @_locked
     def is_pod_worth_requeuing(
-        self, pod_info: QueuedPodInfo, event: ClusterEvent, old_obj: Any, new_obj: Any
+        self, pod_info: QueuedPodInfo, event: ClusterEvent, old_obj: Any = None, new_obj: Any = None
     ) -> QueueingStrategy:
-        """Asks the hints of the plugins that rejected the pod whether ``event`` may help it.
-
-        Queue from a plugin that said Pending means retry at once; from a plugin that said
-        Unschedulable, retry after the backoff. A hint that raises counts as Queue, so a
-        buggy hint never strands a pod. Moves nothing, so it also answers "what if".
-        """
-        unschedulable, pending = pod_info.unschedulable_plugins, pod_info.pending_plugins
-        if not unschedulable and not pending:
-            return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        if event.is_wildcard():
-            # A wildcard carrying a pod (ForceActivate) is meant for that pod only.
-            if new_obj is not None and (
-                not isinstance(new_obj, Pod) or new_obj.uid != pod_info.pod.uid
-            ):
-                return QueueingStrategy.QUEUE_SKIP
-            return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        profile = pod_info.pod.spec.scheduler_name
-        if profile not in self.queueing_hint_map:
-            logger.error("No QueueingHintMap is registered for this profile: %s", profile)
-            return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        strategy = QueueingStrategy.QUEUE_SKIP
-        for hint_fn in self._hints_matching(profile, event):
-            plugin = hint_fn.plugin_name
-            if plugin not in unschedulable and plugin not in pending:
-                continue
-            if (
-                self._run_hint(hint_fn, pod_info.pod, event, old_obj, new_obj)
-                == QueueingHint.QUEUE_SKIP
-            ):
-                continue
-            if plugin in pending:
-                return QueueingStrategy.QUEUE_IMMEDIATELY
-            if not pending:
-                return QueueingStrategy.QUEUE_AFTER_BACKOFF
-            strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
-        return strategy
-
-    def _hints_matching(self, profile: str, event: ClusterEvent) -> list[QueueingHintFunction]:
-        """The profile's hint functions whose registered event covers ``event``, in map order."""
-        key = (profile, event)
-        hints = self._hints_by_event.get(key)
-        if hints is None:
-            hints = [
-                hint_fn
-                for registered, hint_fns in self.queueing_hint_map[profile].items()
-                if registered.matches(event)
-                for hint_fn in hint_fns
-            ]
-            self._hints_by_event[key] = hints
-        return hints
-
-    @staticmethod
-    def _run_hint(
-        hint_fn: QueueingHintFunction, pod: Pod, event: ClusterEvent, old_obj: Any, new_obj: Any
-    ) -> QueueingHint:
-        try:
-            return hint_fn.queueing_hint_fn(pod, old_obj, new_obj)
-        except Exception:
-            logger.exception(
-                "QueueingHintFn returns error: event=%s plugin=%s pod=%s",
-                event.label(),
-                hint_fn.plugin_name,
-                pod.key,
-            )
-            return QueueingHint.QUEUE
+        """What ``event`` would do to the pod by its queueing hints; moves nothing ("what if")."""
+        return self.hints.is_pod_worth_requeuing(pod_info, event, old_obj, new_obj)
 
     # ------------------------------------------------------------------------------------------
     # Periodic flushes
@@ -675,7 +586,7 @@ class PriorityQueue:
         plugin = status.plugin
         pod_info.unschedulable_plugins.add(plugin)
         pod_info.gating_plugin = plugin
-        pod_info.gating_plugin_events = self._plugin_to_events.get(plugin, [])
+        pod_info.gating_plugin_events = self.hints.plugin_to_events.get(plugin, [])
 
     def _new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:
         return QueuedPodInfo(

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from framework.backend.queue import QueueingStrategy, build_queueing_hint_map
-from framework.backend.queue.queueing_hint_map import default_queueing_hint_fn
+from framework.backend.queue.queueing_hints import default_queueing_hint_fn
 from framework.interface.cluster_events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_FORCE_ACTIVATE,
@@ -329,6 +329,6 @@ def test_the_hint_map_adds_node_taint_updates_for_plugins_that_watch_node_adds()
 
 def test_the_queue_takes_its_hints_from_the_profiles_frameworks():
     queue, _ = gated_queue(SchedulingGates(None, None, Features.from_gates()))
-    registered = queue.queueing_hint_map[PROFILE]
+    registered = queue.hints.hint_map[PROFILE]
     assert [event.label() for event in registered] == ["PodUpdatePodSchedulingGatesEliminated"]
     assert [h.plugin_name for h in next(iter(registered.values()))] == ["SchedulingGates"]
