@@ -239,7 +239,7 @@ class PriorityQueue:
         pod_info.pod_signature = self._sign_pod(new_pod)
         self._notify(UPDATED, pod_info)
         for event in events:
-            strategy = self.is_pod_worth_requeuing(pod_info, event, old_pod, new_pod)
+            strategy = self.hints.is_pod_worth_requeuing(pod_info, event, old_pod, new_pod)
             queue = self._requeue_pod_with_queueing_strategy(pod_info, strategy, event.label())
             if queue == ACTIVE_Q or (self._pop_from_backoff_q and queue == BACKOFF_Q):
                 break
@@ -313,7 +313,8 @@ class PriorityQueue:
         """Hands back a pod whose attempt failed; it goes where the events since its pop say.
 
         Raises SchedulingQueueError if the pod is already queued. The pod's flight ends
-        either way.
+        either way. ``pod_scheduling_cycle`` keeps upstream's signature; with queueing hints
+        (always on in v1.36) the events recorded in flight are used instead.
         """
         pod = pod_info.pod
         try:
@@ -352,7 +353,7 @@ class PriorityQueue:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         strategy = QueueingStrategy.QUEUE_SKIP
         for received in events:
-            result = self.is_pod_worth_requeuing(
+            result = self.hints.is_pod_worth_requeuing(
                 pod_info, received.event, received.old_obj, received.new_obj
             )
             if result == QueueingStrategy.QUEUE_IMMEDIATELY:
@@ -413,7 +414,7 @@ class PriorityQueue:
         for pod_info in pod_infos:
             if pod_info.gated and not match_any_cluster_event(event, pod_info.gating_plugin_events):
                 continue  # the gating plugin does not care about this event
-            strategy = self.is_pod_worth_requeuing(pod_info, event, old_obj, new_obj)
+            strategy = self.hints.is_pod_worth_requeuing(pod_info, event, old_obj, new_obj)
             if strategy == QueueingStrategy.QUEUE_SKIP:
                 continue
             self.unschedulable_pods.delete(pod_info.pod)
