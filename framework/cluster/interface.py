@@ -1,12 +1,14 @@
 """What the scheduler and plugins need from a cluster, whatever backs it.
 
-Reads are the informer caches of upstream (``get`` / ``list`` by kind); writes are the API
-calls kube-scheduler makes. Kinds are the manifests' ``kind`` strings ("Pod", "Node",
+Reads are the informer caches of upstream (``get`` / ``list`` by kind, plus ``watch`` for
+changes); writes are the API calls kube-scheduler makes (bind, patch pod status, delete
+preemption victims, record events). Kinds are the manifests' ``kind`` strings ("Pod", "Node",
 "PersistentVolumeClaim", ...). Cluster-scoped objects use the namespace "".
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 
@@ -19,10 +21,43 @@ class Cluster(Protocol):
         """Every object of a kind, in one namespace or (None) in all."""
         ...
 
+    def watch(self, handler: Callable[[str, Any, Any], None]) -> None:
+        """Calls ``handler(event_type, old, new)`` (ADDED / MODIFIED / DELETED) on every change."""
+        ...
+
+    def update(self, obj: Any) -> Any:
+        """Replaces an existing object (e.g. a PVC the volume binder annotates)."""
+        ...
+
+    def delete(self, obj: Any) -> None:
+        """Deletes an object (preemption victims); raises NotFoundError if it is gone."""
+        ...
+
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
         """Binds a pod to a node (the Binding subresource); raises BindError on failure."""
+        ...
+
+    def update_pod_status(
+        self,
+        namespace: str,
+        name: str,
+        condition: dict[str, str] | None = None,
+        nominated_node_name: str | None = None,
+    ) -> None:
+        """Patches a pod's condition (type/status/reason/message) and/or nominatedNodeName."""
+        ...
+
+    def record_event(self, event: dict[str, Any]) -> None:
+        """Records a Kubernetes Event (Scheduled, FailedScheduling, Preempted...)."""
         ...
 
 
 class BindError(Exception):
     """A bind the cluster refused (pod gone, uid mismatch, already bound...)."""
+
+
+class NotFoundError(KeyError):
+    """The object to change does not exist."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"

@@ -43,6 +43,8 @@ class NodePluginScores:
     name: str
     scores: list[PluginScore] = field(default_factory=list)
     total_score: int = 0
+    randomizer: int = 0
+    """Breaks ties between equal totals; only extender scoring sets it (as upstream)."""
 
 
 class PreFilterResult:

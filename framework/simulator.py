@@ -1,0 +1,161 @@
+"""Simulations: a scheduler over an in-memory cluster, a fake clock and full tracing.
+
+``Simulation`` loads a configuration and a set of objects, then either creates every pending
+pod at once (in file order, a millisecond apart, so queue order is priority then file order) or
+one at a time, each after the previous one's outcome is known (how the oracle scenarios were
+recorded). Every attempt is reported with its filter verdicts and score table.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from framework.api.loader import load_objects
+from framework.cluster.memory import InMemoryCluster
+from framework.config import load_config, set_defaults, validate
+from framework.plugins.registry import in_tree_registry
+from framework.runtime.registry import Registry
+from framework.scheduler.schedule_one import SchedulingAttempt
+from framework.scheduler.scheduler import Scheduler
+from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent
+from framework.util.clock import FakeClock
+
+CREATION_SPACING = 0.001
+"""Seconds between the creation of two pending pods, so their queue timestamps differ."""
+
+
+class SimulationError(ValueError):
+    """The configuration or the objects cannot be simulated (the message says why)."""
+
+
+@dataclass
+class AttemptReport:
+    """One attempt as the CLI prints it (ARCHITECTURE.md §4)."""
+
+    attempt: SchedulingAttempt
+    events: list[TraceEvent]
+    victims: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        a = self.attempt
+        return {
+            "pod": a.pod,
+            "result": a.result,
+            "node": a.node,
+            "message": a.message,
+            "evaluatedNodes": a.evaluated_nodes,
+            "feasibleNodes": a.feasible_nodes,
+            "filter": self.filter_table(),
+            "scores": self.score_table(),
+            "finalScores": dict(a.final_scores),
+            "nominatedNode": a.nominated_node,
+            "victims": list(self.victims),
+        }
+
+    def filter_table(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """node -> plugin -> {code, reasons} for every Filter call of this attempt."""
+        table: dict[str, dict[str, dict[str, Any]]] = {}
+        for event in self.events:
+            if event.kind == PLUGIN and event.point == "filter" and event.node is not None:
+                table.setdefault(event.node, {})[event.plugin] = {
+                    "code": event.code,
+                    "reasons": list(event.reasons),
+                }
+        return table
+
+    def score_table(self) -> dict[str, dict[str, dict[str, int]]]:
+        """plugin -> node -> {raw, normalized, weighted}, from the Score extension point."""
+        for event in self.events:
+            if event.kind == EXTENSION_POINT and event.point == "score" and event.code == "Success":
+                return event.data.get("scores", {})
+        return {}
+
+
+class _EventsByPod:
+    """An observer that keeps each pod's events until its attempt is reported."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, list[TraceEvent]] = defaultdict(list)
+
+    def on_event(self, event: TraceEvent) -> None:
+        self.pending[event.pod].append(event)
+
+    def take(self, pod: str) -> list[TraceEvent]:
+        return self.pending.pop(pod, [])
+
+
+class Simulation:
+    """A scheduler, its cluster and clock, and the reports of every attempt so far."""
+
+    def __init__(
+        self,
+        config_source: str,
+        objects_text: str,
+        *,
+        seed: int = 0,
+        registry: Registry | None = None,
+    ) -> None:
+        cfg = load_config(config_source)
+        set_defaults(cfg)
+        errors = validate(cfg)
+        if errors:
+            raise SimulationError("\n".join(str(e) for e in errors))
+        objects = load_objects(objects_text)
+        self.pending = [o for o in objects if o.kind == "Pod" and not o.spec.node_name]
+        self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)
+        self.clock = FakeClock()
+        self.reports: list[AttemptReport] = []
+        self._events = _EventsByPod()
+        self._deleted: list[str] = []
+        self.scheduler = Scheduler.from_configuration(
+            cfg,
+            self.cluster,
+            registry if registry is not None else in_tree_registry(),
+            clock=self.clock,
+            seed=seed,
+            observer=self._events,
+            on_attempt=self._on_attempt,
+        )
+        self.scheduler.start()
+        self.cluster.watch(self._on_cluster_event)
+
+    def run(self) -> list[AttemptReport]:
+        """Creates every pending pod (file order) and schedules until the queue is idle."""
+        for pod in self.pending:
+            self.clock.step(CREATION_SPACING)
+            self.cluster.add(pod)
+        self.scheduler.run_until_idle()
+        return self.reports
+
+    def run_one_at_a_time(self, delete_unschedulable: bool = True) -> list[AttemptReport]:
+        """Creates each pending pod after the previous one's outcome is known.
+
+        With ``delete_unschedulable`` a pod that ends unschedulable is deleted right after its
+        first attempt, so it never retries: the protocol the oracle scenarios were recorded with.
+        """
+        for pod in self.pending:
+            self.clock.step(CREATION_SPACING)
+            self.cluster.add(pod)
+            before = len(self.reports)
+            self.scheduler.run_until_idle()
+            outcome = self.reports[before:]
+            if delete_unschedulable and outcome and outcome[-1].attempt.result != "Scheduled":
+                current = self.cluster.get("Pod", pod.name, pod.namespace)
+                if current is not None:
+                    self.cluster.delete(current)
+        return self.reports
+
+    def _on_attempt(self, attempt: SchedulingAttempt) -> None:
+        victims, self._deleted = self._deleted, []
+        self.reports.append(AttemptReport(attempt, self._events.take(attempt.pod), victims))
+
+    def _on_cluster_event(self, event_type: str, old: Any, new: Any) -> None:
+        if event_type == "DELETED" and old.kind == "Pod":
+            self._deleted.append(old.key)
+
+
+def simulate(config_source: str, objects_text: str, seed: int = 0) -> list[dict[str, Any]]:
+    """Every attempt of a batch simulation, as the CLI's JSON ``pods`` list."""
+    return [report.to_dict() for report in Simulation(config_source, objects_text, seed=seed).run()]
