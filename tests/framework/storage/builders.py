@@ -287,15 +287,47 @@ class Snapshot:
         return StorageInfos(self._node_infos)
 
 
+class WritableCluster(InMemoryCluster):
+    """The in-memory cluster, recording updates; ``refuse`` names keys whose updates fail."""
+
+    def __init__(self, objects: Any = ()) -> None:
+        super().__init__(objects)
+        self.refuse: set[str] = set()
+        self.updates: list[Any] = []
+
+    def add(self, obj: Any) -> Any:
+        """Stores a copy that keeps the fixture's resourceVersion (as upstream seeds informers)."""
+        version = obj.metadata.resource_version
+        stored = super().add(obj.deep_copy())
+        stored.metadata.resource_version = version
+        return stored
+
+    def update(self, obj: Any) -> Any:
+        if obj.key in self.refuse:
+            raise RuntimeError(f"update of {obj.key} refused")
+        written = super().update(obj.deep_copy())
+        self.updates.append(written)
+        return written
+
+
 class FakeHandle:
     """What the volume plugins use from the Handle: the cluster and the snapshot."""
 
     def __init__(self, objects: list[Any] = (), node_infos: list[NodeInfo] = ()) -> None:  # type: ignore[assignment]
-        self._cluster = InMemoryCluster(objects)
+        self._cluster = WritableCluster(objects)
         self._snapshot = Snapshot(list(node_infos))
 
-    def cluster(self) -> InMemoryCluster:
+    def cluster(self) -> WritableCluster:
         return self._cluster
 
     def snapshot_shared_lister(self) -> Snapshot:
         return self._snapshot
+
+
+def node_infos_of(*nodes: Any) -> list[NodeInfo]:
+    infos = []
+    for node in nodes:
+        info = NodeInfo()
+        info.set_node(node)
+        infos.append(info)
+    return infos
