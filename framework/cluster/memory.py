@@ -115,7 +115,8 @@ class InMemoryCluster:
 
     def _store(self, obj: Any) -> Any:
         revision = next(self._revision)
-        if not obj.metadata.resource_version.isdigit() or int(obj.metadata.resource_version) < revision:
+        current = obj.metadata.resource_version
+        if not current.isdigit() or int(current) < revision:
             obj.metadata.resource_version = str(revision)
         self._objects.setdefault(obj.kind, {})[(obj.namespace, obj.name)] = obj
         return obj

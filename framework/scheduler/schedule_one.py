@@ -184,13 +184,18 @@ class ScheduleOne:
         except FitError as fit_error:
             if not framework.has_post_filter_plugins():
                 status = Status(Code.UNSCHEDULABLE, err=fit_error)
-                return ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE), status
+                result = ScheduleResult(
+                    evaluated_nodes=_evaluated(fit_error), nominating_info=CLEAR_NOMINATED_NODE
+                )
+                return result, status
             post_result, post_status = framework.run_post_filter_plugins(
                 state, pod, fit_error.diagnosis.node_to_status
             )
             fit_error.diagnosis.post_filter_msg = post_status.message()
             nominating_info = post_result.nominating_info if post_result is not None else None
-            result = ScheduleResult(nominating_info=nominating_info)
+            result = ScheduleResult(
+                evaluated_nodes=_evaluated(fit_error), nominating_info=nominating_info
+            )
             return result, Status(Code.UNSCHEDULABLE, err=fit_error)
         except _CycleError as err:
             return ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE), err.status
@@ -684,6 +689,13 @@ def _single_node_fit_error(pod: Pod, host: str, status: Status, plugin: str = ""
     else:
         diagnosis.add_plugin_status(status)
     return Status(status.code, err=FitError(pod, 1, diagnosis))
+
+
+def _evaluated(fit_error: FitError) -> int:
+    """Nodes looked at before failing: all of them when PreFilter rejected the pod."""
+    if fit_error.diagnosis.pre_filter_msg:
+        return fit_error.num_all_nodes
+    return len(fit_error.diagnosis.node_to_status)
 
 
 def _deep_copy_queued(pod_info: QueuedPodInfo) -> QueuedPodInfo:

@@ -1,0 +1,70 @@
+"""``python -m framework simulate``: schedule every pending pod and print every attempt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from framework.api.errors import ObjectError
+from framework.config import ConfigError
+from framework.runtime.framework import FrameworkError
+from framework.simulator import AttemptReport, Simulation, SimulationError
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        objects_text = Path(args.objects).read_text()
+        simulation = Simulation(args.config, objects_text, seed=args.seed)
+        reports = simulation.run_one_at_a_time() if args.one_at_a_time else simulation.run()
+    except (OSError, ConfigError, ObjectError, FrameworkError, SimulationError) as err:
+        print(f"simulate: {err}", file=sys.stderr)
+        return 1
+    if args.output == "json":
+        json.dump({"pods": [r.to_dict() for r in reports]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_table(reports))
+    return 0
+
+
+def render_table(reports: list[AttemptReport]) -> str:
+    """One block per attempt: outcome, then the top scores or the failure message."""
+    lines: list[str] = []
+    width = max((len(r.attempt.pod) for r in reports), default=3)
+    for report in reports:
+        attempt = report.attempt
+        where = attempt.node or "-"
+        lines.append(
+            f"{attempt.pod:<{width}}  {attempt.result:<13}  {where:<20}  "
+            f"evaluated {attempt.evaluated_nodes}, feasible {attempt.feasible_nodes}"
+        )
+        if attempt.message:
+            lines.append(f"{'':<{width}}  {attempt.message}")
+        for node, total in _top(attempt.final_scores):
+            lines.append(f"{'':<{width}}    {total:>6}  {node}")
+        if report.victims:
+            lines.append(f"{'':<{width}}  preempted: {', '.join(report.victims)}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _top(final_scores: dict[str, int], limit: int = 3) -> list[tuple[str, int]]:
+    return sorted(final_scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="schedule every pending pod of a cluster and print each attempt"
+    )
+    parser.add_argument("--config", required=True, help="KubeSchedulerConfiguration file")
+    parser.add_argument("--objects", required=True, help="Kubernetes manifests (YAML or JSON)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (ties, preemption)")
+    parser.add_argument("--output", choices=("json", "table"), default="table")
+    parser.add_argument(
+        "--one-at-a-time",
+        action="store_true",
+        help="create each pending pod after the previous one's outcome; delete unschedulable ones",
+    )
+    parser.set_defaults(handler=run)
