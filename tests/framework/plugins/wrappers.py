@@ -200,6 +200,11 @@ class PodWrapper:
         selector = make_label_selector().in_(key, values).obj()
         return self.pod_anti_affinity(topology_key, selector, kind)
 
+    def affinity(self, affinity: dict[str, Any]) -> PodWrapper:
+        """A whole ``spec.affinity`` in manifest form."""
+        self._spec["affinity"] = copy.deepcopy(affinity)
+        return self
+
     def pod_affinity_terms(
         self,
         section: str,

@@ -1,0 +1,348 @@
+"""PreFilter and Filter: required pod affinity and anti-affinity, counted per topology pair.
+
+PreFilter counts, per (topology key, value) pair: existing pods whose required anti-affinity
+matches the incoming pod, and existing pods matching the incoming pod's required affinity and
+anti-affinity terms. Filter then only looks up the node's own pairs. AddPod/RemovePod keep the
+counts right while preemption and nominated pods are simulated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from framework.interface.cycle_state import CycleState, NotFoundError
+from framework.interface.node_info import AffinityTerm, PodInfo
+from framework.interface.plugins import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+from framework.interface.status import Code, Status
+from framework.plugins import names
+from framework.plugins.interpodaffinity.namespaces import (
+    get_namespace_labels_snapshot,
+    merge_affinity_term_namespaces_if_not_empty,
+)
+
+if TYPE_CHECKING:
+    from framework.api.node import Node
+    from framework.api.pod import Pod
+    from framework.cluster.interface import Cluster
+    from framework.interface.node_info import NodeInfo
+    from framework.interface.types import PreFilterResult
+
+PRE_FILTER_STATE_KEY = "PreFilter" + names.INTER_POD_AFFINITY
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = (
+    "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+TopologyPair = tuple[str, str]
+"""(topology key, topology value)."""
+
+TopologyToMatchedTermCount = dict[TopologyPair, int]
+
+
+class PreFilterState:
+    """The three pair counts plus the incoming pod's terms (namespace selectors merged)."""
+
+    __slots__ = (
+        "affinity_counts",
+        "affinity_terms",
+        "anti_affinity_counts",
+        "anti_affinity_terms",
+        "existing_anti_affinity_counts",
+        "namespace_labels",
+        "pod",
+    )
+
+    def __init__(
+        self,
+        pod: Pod,
+        affinity_terms: list[AffinityTerm],
+        anti_affinity_terms: list[AffinityTerm],
+        namespace_labels: Mapping[str, str],
+    ) -> None:
+        self.pod = pod
+        self.affinity_terms = affinity_terms
+        self.anti_affinity_terms = anti_affinity_terms
+        # A copy of the incoming pod's namespace labels.
+        self.namespace_labels = namespace_labels
+        # Existing pods whose required anti-affinity matches the incoming pod.
+        self.existing_anti_affinity_counts: TopologyToMatchedTermCount = {}
+        # Existing pods matching all the incoming pod's required affinity terms.
+        self.affinity_counts: TopologyToMatchedTermCount = {}
+        # Existing pods matching the incoming pod's required anti-affinity terms.
+        self.anti_affinity_counts: TopologyToMatchedTermCount = {}
+
+    def clone(self) -> PreFilterState:
+        copy = PreFilterState(
+            self.pod, self.affinity_terms, self.anti_affinity_terms, self.namespace_labels
+        )
+        copy.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
+        copy.affinity_counts = dict(self.affinity_counts)
+        copy.anti_affinity_counts = dict(self.anti_affinity_counts)
+        return copy
+
+    def update_with_pod(self, pod_info: PodInfo, node: Node, multiplier: int) -> None:
+        """Adds (or with -1 removes) what one pod on ``node`` contributes to the counts."""
+        _update_with_anti_affinity_terms(
+            self.existing_anti_affinity_counts,
+            pod_info.required_anti_affinity_terms,
+            self.pod,
+            self.namespace_labels,
+            node,
+            multiplier,
+        )
+        if pod_matches_all_affinity_terms(self.affinity_terms, pod_info.pod):
+            for term in self.affinity_terms:
+                _update(self.affinity_counts, node, term.topology_key, multiplier)
+        # The incoming pod's namespace selectors are merged already: no namespace labels.
+        _update_with_anti_affinity_terms(
+            self.anti_affinity_counts,
+            self.anti_affinity_terms,
+            pod_info.pod,
+            None,
+            node,
+            multiplier,
+        )
+
+
+def _update(counts: TopologyToMatchedTermCount, node: Node, key: str, value: int) -> None:
+    """Adds to the node's pair for ``key``; a count that drops to zero is removed."""
+    topology_value = node.labels.get(key)
+    if topology_value is None:
+        return
+    pair = (key, topology_value)
+    total = counts.get(pair, 0) + value
+    if total == 0:
+        counts.pop(pair, None)
+    else:
+        counts[pair] = total
+
+
+def _update_with_anti_affinity_terms(
+    counts: TopologyToMatchedTermCount,
+    terms: Iterable[AffinityTerm],
+    pod: Pod,
+    namespace_labels: Mapping[str, str] | None,
+    node: Node,
+    value: int,
+) -> None:
+    for term in terms:
+        if term.matches(pod, namespace_labels):
+            _update(counts, node, term.topology_key, value)
+
+
+def pod_matches_all_affinity_terms(terms: list[AffinityTerm], pod: Pod) -> bool:
+    """True only if there are terms and the pod matches every one of them.
+
+    The incoming pod's namespace selectors are merged into its namespaces, so no namespace
+    labels are passed.
+    """
+    if not terms:
+        return False
+    return all(term.matches(pod, None) for term in terms)
+
+
+def _add_pairs(
+    counts: TopologyToMatchedTermCount, node: Node, terms: Iterable[AffinityTerm]
+) -> None:
+    for term in terms:
+        topology_value = node.labels.get(term.topology_key)
+        if topology_value is not None:
+            pair = (term.topology_key, topology_value)
+            counts[pair] = counts.get(pair, 0) + 1
+
+
+class AffinityFiltering(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
+    """InterPodAffinity's PreFilter, its AddPod/RemovePod extensions and Filter."""
+
+    handle: Any
+    cluster: Cluster | None
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        lister = self.handle.snapshot_shared_lister()
+        if lister is None:
+            return None, Status.error("SnapshotSharedlister is nil")
+        pod_info = PodInfo(pod)
+        if pod_info.parse_error is not None:
+            return None, Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {pod_info.parse_error}"
+            )
+        s = PreFilterState(
+            pod,
+            [
+                merge_affinity_term_namespaces_if_not_empty(term, self.cluster)
+                for term in pod_info.required_affinity_terms
+            ],
+            [
+                merge_affinity_term_namespaces_if_not_empty(term, self.cluster)
+                for term in pod_info.required_anti_affinity_terms
+            ],
+            get_namespace_labels_snapshot(pod.namespace, self.cluster),
+        )
+        s.existing_anti_affinity_counts = _existing_anti_affinity_counts(
+            pod,
+            s.namespace_labels,
+            lister.node_infos().have_pods_with_required_anti_affinity_list(),
+        )
+        s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
+            s.affinity_terms, s.anti_affinity_terms, nodes
+        )
+        if (
+            not s.existing_anti_affinity_counts
+            and not s.affinity_terms
+            and not s.anti_affinity_terms
+        ):
+            return None, Status(Code.SKIP)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self) -> PreFilterExtensions:
+        return self
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        try:
+            s = get_pre_filter_state(state)
+        except _StateError as err:
+            return Status.error(str(err))
+        s.update_with_pod(pod_info_to_add, node_info.node, 1)
+        return None
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        try:
+            s = get_pre_filter_state(state)
+        except _StateError as err:
+            return Status.error(str(err))
+        s.update_with_pod(pod_info_to_remove, node_info.node, -1)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        try:
+            s = get_pre_filter_state(state)
+        except _StateError as err:
+            return Status.error(str(err))
+        node_labels = node_info.node.labels
+        if not satisfy_pod_affinity(s, node_labels):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if not satisfy_pod_anti_affinity(s, node_labels):
+            return Status(Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if not satisfy_existing_pods_anti_affinity(s, node_labels):
+            return Status(Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return None
+
+
+def _existing_anti_affinity_counts(
+    pod: Pod, namespace_labels: Mapping[str, str], nodes: list[NodeInfo]
+) -> TopologyToMatchedTermCount:
+    """Pairs of nodes hosting pods whose required anti-affinity matches the incoming pod."""
+    counts: TopologyToMatchedTermCount = {}
+    for node_info in nodes:
+        node = node_info.node
+        for existing in node_info.pods_with_required_anti_affinity:
+            _add_pairs(
+                counts,
+                node,
+                (
+                    term
+                    for term in existing.required_anti_affinity_terms
+                    if term.matches(pod, namespace_labels)
+                ),
+            )
+    return counts
+
+
+def get_incoming_affinity_anti_affinity_counts(
+    affinity_terms: list[AffinityTerm],
+    anti_affinity_terms: list[AffinityTerm],
+    all_nodes: list[NodeInfo],
+) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
+    """Pairs of nodes hosting pods that the incoming pod's required terms match.
+
+    The terms' namespace selectors are merged into their namespaces already, so existing pods'
+    namespace labels are not looked up.
+    """
+    affinity_counts: TopologyToMatchedTermCount = {}
+    anti_affinity_counts: TopologyToMatchedTermCount = {}
+    if not affinity_terms and not anti_affinity_terms:
+        return affinity_counts, anti_affinity_counts
+    for node_info in all_nodes:
+        node = node_info.node
+        for existing in node_info.pods:
+            existing_pod = existing.pod
+            if pod_matches_all_affinity_terms(affinity_terms, existing_pod):
+                _add_pairs(affinity_counts, node, affinity_terms)
+            _add_pairs(
+                anti_affinity_counts,
+                node,
+                (term for term in anti_affinity_terms if term.matches(existing_pod, None)),
+            )
+    return affinity_counts, anti_affinity_counts
+
+
+def satisfy_existing_pods_anti_affinity(s: PreFilterState, node_labels: Mapping[str, str]) -> bool:
+    """No existing pod's anti-affinity forbids the node's topology pairs."""
+    counts = s.existing_anti_affinity_counts
+    if counts:
+        for pair in node_labels.items():
+            if counts.get(pair, 0) > 0:
+                return False
+    return True
+
+
+def satisfy_pod_anti_affinity(s: PreFilterState, node_labels: Mapping[str, str]) -> bool:
+    """No pod the incoming pod's anti-affinity matches shares a topology pair with the node."""
+    counts = s.anti_affinity_counts
+    if counts:
+        for term in s.anti_affinity_terms:
+            topology_value = node_labels.get(term.topology_key)
+            if (
+                topology_value is not None
+                and counts.get((term.topology_key, topology_value), 0) > 0
+            ):
+                return False
+    return True
+
+
+def satisfy_pod_affinity(s: PreFilterState, node_labels: Mapping[str, str]) -> bool:
+    """Every affinity term finds a matching pod in the node's domain.
+
+    The node must carry every topology key. The first pod of a group with affinity to itself
+    may go anywhere with the keys when no pod in the cluster matches its terms yet.
+    """
+    pods_exist = True
+    for term in s.affinity_terms:
+        topology_value = node_labels.get(term.topology_key)
+        if topology_value is None:
+            return False
+        if s.affinity_counts.get((term.topology_key, topology_value), 0) <= 0:
+            pods_exist = False
+    if pods_exist:
+        return True
+    return not s.affinity_counts and pod_matches_all_affinity_terms(s.affinity_terms, s.pod)
+
+
+class _StateError(Exception):
+    """The cycle state holds no usable PreFilter state (PreFilter did not run)."""
+
+
+def get_pre_filter_state(state: CycleState) -> PreFilterState:
+    try:
+        value = state.read(PRE_FILTER_STATE_KEY)
+    except NotFoundError as err:
+        raise _StateError(
+            f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {err}'
+        ) from None
+    if not isinstance(value, PreFilterState):
+        raise _StateError(f"{value!r}  convert to interpodaffinity.state error")
+    return value
