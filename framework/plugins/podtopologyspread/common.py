@@ -177,12 +177,11 @@ def count_pods_match_selector(
     """
     if selector.empty():
         return 0
+    matches = selector.matches
     count = 0
     for pod_info in pod_infos:
-        pod = pod_info.pod
-        if pod.metadata.deletion_timestamp is not None or pod.namespace != namespace:
-            continue
-        if selector.matches(pod.labels):
+        meta = pod_info.pod.metadata
+        if meta.deletion_timestamp is None and meta.namespace == namespace and matches(meta.labels):
             count += 1
     return count
 
