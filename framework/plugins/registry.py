@@ -11,12 +11,14 @@ from framework.plugins import names
 from framework.plugins.defaultbinder import DefaultBinder
 from framework.plugins.feature import Features
 from framework.plugins.imagelocality import ImageLocality
+from framework.plugins.interpodaffinity import InterPodAffinity
 from framework.plugins.nodeaffinity import NodeAffinity
 from framework.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from framework.plugins.nodename import NodeName
 from framework.plugins.nodeports import NodePorts
 from framework.plugins.noderesources import BalancedAllocation, Fit
 from framework.plugins.nodeunschedulable import NodeUnschedulable
+from framework.plugins.podtopologyspread import PodTopologySpread
 from framework.plugins.queuesort import PrioritySort
 from framework.plugins.schedulinggates import SchedulingGates
 from framework.plugins.tainttoleration import TaintToleration
@@ -39,6 +41,8 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.NODE_AFFINITY: NodeAffinity,
         names.NODE_RESOURCES_FIT: Fit,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
+        names.POD_TOPOLOGY_SPREAD: PodTopologySpread,
+        names.INTER_POD_AFFINITY: InterPodAffinity,
     }
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 

@@ -12,11 +12,12 @@ are methods of its Scheduler type.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.interface.cycle_state import CycleState
+from framework.interface.node_info import PodInfo
 from framework.interface.status import Code, Status
 from framework.interface.types import (
     EXTENDER_NAME,
@@ -463,44 +464,47 @@ class ScheduleOne:
         assumed: QueuedPodInfo,
         attempt: SchedulingAttempt,
     ) -> None:
-        """Runs the binding cycle now, or once a pod waiting at Permit is allowed or rejected."""
+        """Starts the binding cycle; a pod waiting at Permit resumes once allowed or rejected.
 
-        def run(_: Any = None) -> None:
+        Upstream's goroutine blocks in WaitOnPermit; here the second half is a callback of the
+        waiting pod, so a simulation never blocks and a live scheduler never holds a thread.
+        """
+
+        def finish(status: Status | None) -> None:
+            if status is not None and not status.is_success():
+                self._handle_binding_cycle_error(framework, state, assumed, result, status, attempt)
+                return
+            attempt.result = "Scheduled"
+            attempt.node = result.suggested_host
+            self._record_attempt(attempt)
+
+        def after_permit(_: Any = None) -> None:
             self.binding_executor.submit(
-                lambda: self._run_binding_cycle(framework, state, result, assumed, attempt)
+                lambda: finish(self._binding_cycle_after_permit(framework, state, result, assumed))
             )
 
-        waiting_pod = framework.get_waiting_pod(assumed.pod.uid)
-        if waiting_pod is None or waiting_pod.outcome() is not None:
-            run()
-        else:
-            attempt.result = "Waiting"
-            self._record_attempt(attempt)
-            waiting_pod.add_done_callback(run)
+        def start() -> None:
+            status = self._binding_cycle_until_permit(framework, state, result, assumed)
+            if status is not None:
+                finish(status)
+                return
+            waiting_pod = framework.get_waiting_pod(assumed.pod.uid)
+            if waiting_pod is None or waiting_pod.outcome() is not None:
+                finish(self._binding_cycle_after_permit(framework, state, result, assumed))
+                return
+            self._record_attempt(replace(attempt, result="Waiting", node=result.suggested_host))
+            waiting_pod.add_done_callback(after_permit)
 
-    def _run_binding_cycle(
-        self,
-        framework: Framework,
-        state: CycleState,
-        result: ScheduleResult,
-        assumed: QueuedPodInfo,
-        attempt: SchedulingAttempt,
-    ) -> None:
-        status = self._binding_cycle(framework, state, result, assumed)
-        if status is not None and not status.is_success():
-            self._handle_binding_cycle_error(framework, state, assumed, result, status, attempt)
-            return
-        attempt.result = "Scheduled"
-        attempt.node = result.suggested_host
-        self._record_attempt(attempt)
+        self.binding_executor.submit(start)
 
-    def _binding_cycle(
+    def _binding_cycle_until_permit(
         self,
         framework: Framework,
         state: CycleState,
         result: ScheduleResult,
         assumed: QueuedPodInfo,
     ) -> Status | None:
+        """PreBind pre-flight checks and the nominatedNodeName update; a failure ends the cycle."""
         pod, host = assumed.pod, result.suggested_host
         pre_flight = framework.run_pre_bind_pre_flights(state, pod, host)
         if pre_flight is not None and (pre_flight.code == Code.ERROR or pre_flight.is_rejected()):
@@ -508,6 +512,17 @@ class ScheduleOne:
         if pre_flight is None or framework.will_wait_on_permit(pod):
             # NominatedNodeNameForExpectation: tell the world where the pod is going.
             self.update_pod_status(pod, None, NominatingInfo(host, NominatingMode.OVERRIDE))
+        return None
+
+    def _binding_cycle_after_permit(
+        self,
+        framework: Framework,
+        state: CycleState,
+        result: ScheduleResult,
+        assumed: QueuedPodInfo,
+    ) -> Status | None:
+        """WaitOnPermit's outcome, then PreBind, Bind and PostBind."""
+        pod, host = assumed.pod, result.suggested_host
         status = framework.wait_on_permit(pod)
         if status is not None and not status.is_success():
             if status.is_rejected():
@@ -699,10 +714,6 @@ def _evaluated(fit_error: FitError) -> int:
 
 
 def _deep_copy_queued(pod_info: QueuedPodInfo) -> QueuedPodInfo:
-    from dataclasses import replace
-
-    from framework.interface.node_info import PodInfo
-
     return replace(pod_info, pod_info=PodInfo(pod_info.pod.deep_copy()))
 
 
