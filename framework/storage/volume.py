@@ -15,7 +15,7 @@ from framework.api.core import (
     PersistentVolume,
     PersistentVolumeClaim,
 )
-from framework.api.labels import SelectorError
+from framework.api.labels import SelectorError, everything
 from framework.api.node_affinity import NodeSelector
 from framework.api.quantity import Quantity
 from framework.api.storage import VOLUME_BINDING_WAIT_FOR_FIRST_CONSUMER
@@ -36,6 +36,7 @@ CLAIM_LOST = "Lost"
 RESOURCE_STORAGE = "storage"
 
 _ZERO = Quantity()
+_EVERYTHING = everything()
 
 
 def get_persistent_volume_claim_class(claim: PersistentVolumeClaim) -> str:
@@ -138,7 +139,7 @@ def find_matching_volume(
     claim: PersistentVolumeClaim,
     volumes: Iterable[PersistentVolume],
     node: Any | None,
-    excluded_volumes: Mapping[str, PersistentVolume],
+    excluded_volumes: Mapping[str, Any],
     delay_binding: bool,
     vac_enabled: bool,
 ) -> PersistentVolume | None:
@@ -147,62 +148,180 @@ def find_matching_volume(
     ``node`` is given on the scheduler's path: the volume's node affinity and access modes are
     then checked too. Raises ValueError for a claim that cannot be matched at all.
     """
-    claim_vac = volume_attributes_class_name(claim)
-    if not vac_enabled and claim_vac:
-        raise ValueError(
-            f"unsupported volumeAttributesClassName is set on claim {claim_key(claim)} when "
-            "the feature-gate VolumeAttributesClass is disabled"
-        )
-    requested = claim_storage_request(claim)
-    requested_class = get_persistent_volume_claim_class(claim)
-    selector = None
-    if claim.spec.selector is not None:
-        try:
-            selector = claim.spec.selector.as_selector()
-        except SelectorError as err:
-            raise ValueError(
-                f"error creating internal label selector for claim: {claim_key(claim)}: {err}"
-            ) from err
+    matcher = VolumeMatcher(claim, volumes, node is not None, delay_binding, vac_enabled)
+    return matcher.match(node, excluded_volumes)
 
-    smallest: PersistentVolume | None = None
+
+class VolumeMatcher:
+    """``find_matching_volume`` for one claim and one list of volumes, prepared once.
+
+    The scheduler asks the same question for every node. The checks that do not depend on the
+    node run once here; per node only exclusions and node affinity remain, and an index on the
+    label each volume's affinity requires skips volumes that cannot accept the node. Answers
+    are those of upstream's single pass: the first pre-bound volume decides, otherwise the
+    smallest fitting volume wins, the earliest listed among equals.
+    """
+
+    __slots__ = ("_by_label", "_ordered", "_prebound", "_unindexed")
+
+    def __init__(
+        self,
+        claim: PersistentVolumeClaim,
+        volumes: Iterable[PersistentVolume],
+        scheduler_path: bool,
+        delay_binding: bool,
+        vac_enabled: bool,
+    ) -> None:
+        _check_claim_attributes_class(claim, vac_enabled)
+        selector = _claim_selector(claim)
+        self._prebound: list[PersistentVolume] = []
+        candidates = []
+        for position, volume in enumerate(_candidates(claim, volumes, vac_enabled)):
+            if is_volume_bound_to_claim(volume, claim):
+                self._prebound.append(volume)
+            elif _is_available_for(claim, volume, selector, scheduler_path, delay_binding):
+                candidates.append((volume_capacity(volume).nanos, position, volume))
+        candidates.sort(key=lambda entry: entry[:2])
+        self._ordered = [volume for _, _, volume in candidates]
+        self._unindexed: list[int] = []
+        self._by_label: dict[str, dict[str, list[int]]] = {}
+        for rank, volume in enumerate(self._ordered):
+            self._index(rank, volume)
+
+    def _index(self, rank: int, volume: PersistentVolume) -> None:
+        required = _required_label(volume.spec.node_affinity)
+        if required is None:
+            self._unindexed.append(rank)
+            return
+        key, values = required
+        by_value = self._by_label.setdefault(key, {})
+        for value in values:
+            by_value.setdefault(value, []).append(rank)
+
+    def match(self, node: Any | None, excluded: Mapping[str, Any]) -> PersistentVolume | None:
+        for volume in self._prebound:
+            if volume.name in excluded:
+                continue
+            # A pre-bound volume is the only candidate: if the node does not suit it, nothing does.
+            return volume if _fits_node(volume, node) else None
+        for rank in self._ranks_for(node):
+            volume = self._ordered[rank]
+            if volume.name not in excluded and _fits_node(volume, node):
+                return volume
+        return None
+
+    def _ranks_for(self, node: Any | None) -> list[int]:
+        if node is None:
+            return list(range(len(self._ordered)))
+        ranks = list(self._unindexed)
+        labels = node.labels
+        for key, by_value in self._by_label.items():
+            value = labels.get(key)
+            if value is not None:
+                ranks.extend(by_value.get(value, ()))
+        ranks.sort()
+        return ranks
+
+
+def _candidates(
+    claim: PersistentVolumeClaim, volumes: Iterable[PersistentVolume], vac_enabled: bool
+) -> list[PersistentVolume]:
+    """Volumes free for the claim, large enough, of its mode and attributes class, not deleted."""
+    claim_vac = volume_attributes_class_name(claim)
+    requested = claim_storage_request(claim)
+    result = []
     for volume in volumes:
-        if volume.name in excluded_volumes:
-            continue
         if volume.spec.claim_ref is not None and not is_volume_bound_to_claim(volume, claim):
             continue
-        capacity = volume_capacity(volume)
-        if capacity.cmp(requested) < 0:
+        if volume_capacity(volume).cmp(requested) < 0:
             continue
         if check_volume_mode_mismatches(claim, volume):
             continue
         volume_vac = volume_attributes_class_name(volume)
-        if vac_enabled and claim_vac != volume_vac:
-            continue
-        if not vac_enabled and volume_vac:
+        if (vac_enabled and claim_vac != volume_vac) or (not vac_enabled and volume_vac):
             continue
         if volume.metadata.deletion_timestamp is not None:
             continue
-        node_affinity_valid = (
-            node is None or check_node_affinity(volume.spec.node_affinity, node.labels) is None
+        result.append(volume)
+    return result
+
+
+def _check_claim_attributes_class(claim: PersistentVolumeClaim, vac_enabled: bool) -> None:
+    if not vac_enabled and volume_attributes_class_name(claim):
+        raise ValueError(
+            f"unsupported volumeAttributesClassName is set on claim {claim_key(claim)} when "
+            "the feature-gate VolumeAttributesClass is disabled"
         )
-        if is_volume_bound_to_claim(volume, claim):
-            # A pre-bound volume is the only candidate: if the node does not suit it, nothing does.
-            return volume if node_affinity_valid else None
-        if node is None and delay_binding:
+
+
+def _is_available_for(
+    claim: PersistentVolumeClaim,
+    volume: PersistentVolume,
+    selector: Any,
+    scheduler_path: bool,
+    delay_binding: bool,
+) -> bool:
+    """An unbound volume the claim may take: available, selected, of its class.
+
+    The PV controller (no node) leaves volumes of delayed claims to the scheduler.
+    """
+    if not scheduler_path and delay_binding:
+        return False
+    if volume.phase != VOLUME_AVAILABLE:
+        return False
+    if not selector.matches(volume.labels):
+        return False
+    if get_persistent_volume_class(volume) != get_persistent_volume_claim_class(claim):
+        return False
+    return not scheduler_path or check_access_modes(claim, volume)
+
+
+def _claim_selector(claim: PersistentVolumeClaim) -> Any:
+    if claim.spec.selector is None:
+        return _EVERYTHING
+    try:
+        return claim.spec.selector.as_selector()
+    except SelectorError as err:
+        raise ValueError(
+            f"error creating internal label selector for claim: {claim_key(claim)}: {err}"
+        ) from err
+
+
+def _required_label(node_affinity: NodeSelector | None) -> tuple[str, set[str]] | None:
+    """A label every term requires with ``In``, and the values allowed: a necessary condition.
+
+    None when there is no such label (or no affinity): the volume must always be checked.
+    """
+    if node_affinity is None or not node_affinity.node_selector_terms:
+        return None
+    first, *others = node_affinity.node_selector_terms
+    for requirement in first.match_expressions:
+        if requirement.operator != "In":
             continue
-        if volume.phase != VOLUME_AVAILABLE:
-            continue
-        if selector is not None and not selector.matches(volume.labels):
-            continue
-        if get_persistent_volume_class(volume) != requested_class:
-            continue
-        if not node_affinity_valid:
-            continue
-        if node is not None and not check_access_modes(claim, volume):
-            continue
-        if smallest is None or volume_capacity(smallest).cmp(capacity) > 0:
-            smallest = volume
-    return smallest
+        values = _in_values(first, requirement.key)
+        for term in others:
+            if not any(
+                r.operator == "In" and r.key == requirement.key for r in term.match_expressions
+            ):
+                break
+            values |= _in_values(term, requirement.key)
+        else:
+            return requirement.key, values
+    return None
+
+
+def _in_values(term: Any, key: str) -> set[str]:
+    return {
+        value
+        for r in term.match_expressions
+        if r.operator == "In" and r.key == key
+        for value in r.values
+    }
+
+
+def _fits_node(volume: PersistentVolume, node: Any | None) -> bool:
+    """On the scheduler's path (a node given), whether the volume's node affinity accepts it."""
+    return node is None or check_node_affinity(volume.spec.node_affinity, node.labels) is None
 
 
 def is_delay_binding_mode(claim: PersistentVolumeClaim, get_class: Callable[[str], Any]) -> bool:

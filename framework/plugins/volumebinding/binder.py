@@ -30,9 +30,9 @@ from framework.storage.volume import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
     RESOURCE_STORAGE,
+    VolumeMatcher,
     check_node_affinity,
     claim_storage_request,
-    find_matching_volume,
     get_bind_volume_to_claim,
     get_persistent_volume_claim_class,
     is_delay_binding_mode,
@@ -96,6 +96,8 @@ class PodVolumeClaims:
     unbound_claims_immediate: list[PersistentVolumeClaim] = field(default_factory=list)
     unbound_volumes_delay_binding: dict[str, list[PersistentVolume]] = field(default_factory=dict)
     """PVs of each class the delayed claims use (assumed bindings included)."""
+    matchers: dict[str, VolumeMatcher | ValueError] = field(default_factory=dict)
+    """Per delayed claim, its PV matching prepared on first use, for every node of the cycle."""
 
 
 class VolumeBinder:
@@ -203,9 +205,7 @@ class VolumeBinder:
                 to_provision.append(claim)
         satisfied = sufficient = True
         if to_match:
-            satisfied, bindings, unmatched = self._find_matching_volumes(
-                to_match, claims.unbound_volumes_delay_binding, node
-            )
+            satisfied, bindings, unmatched = self._find_matching_volumes(to_match, claims, node)
             pod_volumes.static_bindings = bindings or None
             to_provision.extend(unmatched)
         if to_provision:
@@ -229,26 +229,38 @@ class VolumeBinder:
         return True, True
 
     def _find_matching_volumes(
-        self,
-        claims: list[PersistentVolumeClaim],
-        volumes_by_class: dict[str, list[PersistentVolume]],
-        node: Node,
+        self, to_match: list[PersistentVolumeClaim], claims: PodVolumeClaims, node: Node
     ) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
         """The smallest fitting PV per claim, smallest claims first; unmatched claims too."""
         chosen: dict[str, PersistentVolume] = {}
         bindings: list[BindingInfo] = []
         unmatched: list[PersistentVolumeClaim] = []
-        for claim in sorted(claims, key=lambda c: claim_storage_request(c).nanos):
-            volumes = volumes_by_class.get(get_persistent_volume_claim_class(claim), [])
-            pv = find_matching_volume(
-                claim, volumes, node, chosen, True, self.enable_volume_attributes_class
-            )
+        for claim in sorted(to_match, key=lambda c: claim_storage_request(c).nanos):
+            pv = self._matcher(claims, claim).match(node, chosen)
             if pv is None:
                 unmatched.append(claim)
                 continue
             chosen[pv.name] = pv
             bindings.append(BindingInfo(claim, pv))
         return not unmatched, bindings, unmatched
+
+    def _matcher(self, claims: PodVolumeClaims, claim: PersistentVolumeClaim) -> VolumeMatcher:
+        """The claim's matcher over its class's PVs (or its error), built once per cycle."""
+        matcher = claims.matchers.get(claim.key)
+        if matcher is None:
+            volumes = claims.unbound_volumes_delay_binding.get(
+                get_persistent_volume_claim_class(claim), []
+            )
+            try:
+                matcher = VolumeMatcher(
+                    claim, volumes, True, True, self.enable_volume_attributes_class
+                )
+            except ValueError as err:
+                matcher = err
+            claims.matchers[claim.key] = matcher
+        if isinstance(matcher, ValueError):
+            raise matcher
+        return matcher
 
     def _check_volume_provisions(
         self, claims: list[PersistentVolumeClaim], node: Node
