@@ -48,6 +48,8 @@ def dra_extended_resources(pod: Pod) -> dict[str, int] | None:
 
     Reads the requests as upstream's ``PodRequests`` with default options does.
     """
+    if not _names_any_extended_resource(pod):
+        return None
     requests = pod_request_list(
         pod, use_status_resources=False, in_place_pod_level_resources_vertical_scaling=False
     )
@@ -57,6 +59,15 @@ def dra_extended_resources(pod: Pod) -> dict[str, int] | None:
     ):
         return None
     return Resource.from_resource_list(requests).scalar_resources
+
+
+def _names_any_extended_resource(pod: Pod) -> bool:
+    """A cheap first look, so most pods never have their requests summed here."""
+    names_seen = set(pod.spec.overhead)
+    for container in (*pod.spec.containers, *pod.spec.init_containers):
+        names_seen.update(container.resources.requests)
+        names_seen.update(container.resources.limits)
+    return any(is_dra_extended_resource_name(name) for name in names_seen)
 
 
 def has_device_class_mapped_resource(
