@@ -145,6 +145,7 @@ class Simulation:
                 current = self.cluster.get("Pod", pod.name, pod.namespace)
                 if current is not None:
                     self.cluster.delete(current)
+                self._deleted = []  # the pod itself is no preemption victim
         return self.reports
 
     def _on_attempt(self, attempt: SchedulingAttempt) -> None:

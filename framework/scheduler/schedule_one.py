@@ -12,6 +12,7 @@ are methods of its Scheduler type.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -100,6 +101,7 @@ class ScheduleOne:
     rng: random.Random
     percentage_of_nodes_to_score: int
     next_start_node_index: int
+    tie_breaker: Callable[[Pod, list[str], str], str] | None
 
     # ------------------------------------------------------------------------------------------
     # ScheduleOne
@@ -220,12 +222,21 @@ class ScheduleOne:
             )
         scores = self._prioritize_nodes(framework, state, pod, feasible)
         self._last_final_scores = {s.name: s.total_score for s in scores}
-        host = SortedNodeScores(scores).pop()
+        host = self._select_host(pod, scores)
         return ScheduleResult(
             suggested_host=host,
             evaluated_nodes=len(feasible) + len(diagnosis.node_to_status),
             feasible_nodes=len(feasible),
         )
+
+    def _select_host(self, pod: Pod, scores: list[NodePluginScores]) -> str:
+        """The best node; among equal totals, the replay tie breaker may choose (see Scheduler)."""
+        host = SortedNodeScores(scores).pop()
+        if self.tie_breaker is None:
+            return host
+        best = max(s.total_score for s in scores)
+        tied = [s.name for s in scores if s.total_score == best]
+        return self.tie_breaker(pod, tied, host) if len(tied) > 1 else host
 
     def _find_nodes_that_fit_pod(
         self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo

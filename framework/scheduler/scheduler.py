@@ -61,6 +61,11 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.extenders = list(extenders or [])
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
+        self.tie_breaker: Callable[[Any, list[str], str], str] | None = None
+        """``(pod, tied nodes, heap's pick) -> node``: replays a recorded choice among ties.
+
+        kube-scheduler's pick among equal totals depends on goroutine timing; replaying a real
+        scheduler's run (the oracle tests, a recorded trace) needs its pick, not ours."""
         self.on_attempt: Callable[[SchedulingAttempt], None] = on_attempt or (lambda a: None)
         self.binding_executor = binding_executor or InlineExecutor()
         self.event_recorder = event_recorder or EventRecorder(cluster, clock)
