@@ -68,7 +68,9 @@ PreemptPodFunc = Callable[[Candidate, PodPreemptor, "Pod", str], None]
 
 
 @dataclass(frozen=True, slots=True)
-class _PendingVictim:
+class PendingVictim:
+    """The last victim of a preemption in progress, by namespace and name."""
+
     namespace: str
     name: str
 
@@ -80,7 +82,7 @@ class Executor:
         self.handle = handle
         self.enable_async_preemption = features.enable_async_preemption
         self.preempting: set[str] = set()
-        self.last_victims_pending_preemption: dict[str, _PendingVictim] = {}
+        self.last_victims_pending_preemption: dict[str, PendingVictim] = {}
         self.preempt_pod: PreemptPodFunc = self._preempt_pod
 
     def actuate_pod_preemption(
@@ -114,7 +116,7 @@ class Executor:
                     break
             if preempt_last_victim:
                 last = victim_pods[-1]
-                self.last_victims_pending_preemption[preemptor.uid] = _PendingVictim(
+                self.last_victims_pending_preemption[preemptor.uid] = PendingVictim(
                     last.namespace, last.name
                 )
                 if not self._try_preempt(candidate, preemptor, last, plugin_name):

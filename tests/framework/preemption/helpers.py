@@ -79,6 +79,32 @@ def default_preemption_args() -> DefaultPreemptionArgs:
     return args
 
 
+class RecordingCluster(InMemoryCluster):
+    """An in-memory cluster that logs the writes preemption makes, in order."""
+
+    def __init__(self, objects: Iterable[Any] = ()) -> None:
+        super().__init__(objects)
+        self.writes: list[tuple[str, str, Any]] = []
+
+    def update_pod_status(
+        self,
+        namespace: str,
+        name: str,
+        condition: dict[str, str] | None = None,
+        nominated_node_name: str | None = None,
+    ) -> None:
+        change = condition if condition is not None else {"nominatedNodeName": nominated_node_name}
+        self.writes.append(("patch", name, change))
+        super().update_pod_status(namespace, name, condition, nominated_node_name)
+
+    def delete(self, obj: Any) -> None:
+        self.writes.append(("delete", obj.name, None))
+        super().delete(obj)
+
+    def deleted(self) -> list[str]:
+        return [name for op, name, _ in self.writes if op == "delete"]
+
+
 class Nominator:
     """Pods nominated per node (the scheduling queue's nominator in upstream's tests)."""
 
@@ -114,7 +140,7 @@ def new_framework(
         if plugin.args is not None:
             plugin_config[plugin.name] = plugin.args
     clock = clock or FakeClock(1_700_000_000.0)
-    cluster = InMemoryCluster([*nodes, *pods, *objects])
+    cluster = RecordingCluster([*nodes, *pods, *objects])
     return Framework(
         registry,
         profile(plugin_config=plugin_config, **minimal(**points)),
