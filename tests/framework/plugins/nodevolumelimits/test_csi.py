@@ -114,7 +114,7 @@ def _pv_source(driver: str, handle: str) -> dict[str, Any]:
     if driver == EBS_IN_TREE:
         return {"awsElasticBlockStore": {"volumeID": handle}}
     if driver == HOSTPATH_IN_TREE:
-        return {"hostPath": {"path": "/tmp"}}
+        return {"hostPath": {"path": "/mnt/data"}}
     return {"csi": {"driver": driver, "volumeHandle": handle}}
 
 
