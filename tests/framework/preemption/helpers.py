@@ -125,6 +125,8 @@ def new_framework(
     nominator: Nominator | None = None,
     parallelism: int = 16,
     clock: FakeClock | None = None,
+    cluster: RecordingCluster | None = None,
+    pod_activator: Any = None,
 ) -> Framework:
     """A framework over a snapshot of ``pods`` on ``nodes``; the cluster also holds ``objects``."""
     pods, nodes = list(pods), list(nodes)
@@ -140,12 +142,16 @@ def new_framework(
         if plugin.args is not None:
             plugin_config[plugin.name] = plugin.args
     clock = clock or FakeClock(1_700_000_000.0)
-    cluster = RecordingCluster([*nodes, *pods, *objects])
+    if cluster is None:
+        cluster = RecordingCluster()
+    for obj in [*nodes, *pods, *objects]:
+        cluster.add(obj)
     return Framework(
         registry,
         profile(plugin_config=plugin_config, **minimal(**points)),
         snapshot_shared_lister=new_snapshot(pods, nodes),
         pod_nominator=nominator or Nominator(),
+        pod_activator=pod_activator,
         extenders=extenders,
         parallelism=parallelism,
         clock=clock,
