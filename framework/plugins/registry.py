@@ -9,6 +9,7 @@ from __future__ import annotations
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.plugins import names
 from framework.plugins.defaultbinder import DefaultBinder
+from framework.plugins.dynamicresources import DynamicResources
 from framework.plugins.feature import Features
 from framework.plugins.imagelocality import ImageLocality
 from framework.plugins.interpodaffinity import InterPodAffinity
@@ -18,10 +19,14 @@ from framework.plugins.nodename import NodeName
 from framework.plugins.nodeports import NodePorts
 from framework.plugins.noderesources import BalancedAllocation, Fit
 from framework.plugins.nodeunschedulable import NodeUnschedulable
+from framework.plugins.nodevolumelimits import CSILimits
 from framework.plugins.podtopologyspread import PodTopologySpread
 from framework.plugins.queuesort import PrioritySort
 from framework.plugins.schedulinggates import SchedulingGates
 from framework.plugins.tainttoleration import TaintToleration
+from framework.plugins.volumebinding import VolumeBinding
+from framework.plugins.volumerestrictions import VolumeRestrictions
+from framework.plugins.volumezone import VolumeZone
 from framework.runtime.registry import PluginFactory, Registry
 
 
@@ -43,6 +48,11 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
         names.POD_TOPOLOGY_SPREAD: PodTopologySpread,
         names.INTER_POD_AFFINITY: InterPodAffinity,
+        names.VOLUME_RESTRICTIONS: VolumeRestrictions,
+        names.NODE_VOLUME_LIMITS: CSILimits,
+        names.VOLUME_BINDING: VolumeBinding,
+        names.VOLUME_ZONE: VolumeZone,
+        names.DYNAMIC_RESOURCES: DynamicResources,
     }
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 
