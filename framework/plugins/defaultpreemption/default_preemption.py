@@ -53,7 +53,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
     """Preempts the fewest, least important pods on the node where that hurts least.
 
     ``rng`` draws the dry run's start offset; when not given, the handle's ``rng`` (the
-    scheduler's seeded generator) is used if it has one, else an unseeded generator. Tests may
+    scheduler's seeded generator) is used if it has one, else one seeded with 0, so runs
+    repeat. ``clock`` (default: the handle's) is "now" for pods without a start time. Tests may
     replace ``get_offset_rand`` (``n -> offset``), ``is_eligible_pod`` and
     ``more_important_pod`` as upstream's tests replace the corresponding fields.
     """
@@ -140,7 +141,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
     def _offset_rand(self, n: int) -> int:
         if self._rng is None:
             handle_rng = getattr(self.handle, "rng", None)
-            self._rng = handle_rng if isinstance(handle_rng, random.Random) else random.Random()
+            self._rng = handle_rng if isinstance(handle_rng, random.Random) else random.Random(0)
         return self._rng.randrange(n)
 
     def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]:

@@ -98,3 +98,11 @@ def test_without_a_generator_the_handles_seeded_one_is_used() -> None:
 
     expected = random.Random(3)
     assert got == [expected.randrange(1000) for _ in range(5)]
+
+
+def test_without_any_generator_offsets_repeat_from_run_to_run() -> None:
+    def offsets() -> list[int]:
+        plugin = DefaultPreemption(default_preemption_args(), new_framework([], []), Features())
+        return [plugin.get_offset_and_num_candidates(1000)[0] for _ in range(5)]
+
+    assert offsets() == offsets()
