@@ -96,13 +96,15 @@ class Simulation:
         *,
         seed: int = 0,
         registry: Registry | None = None,
+        first_nodes: list[str] = (),
     ) -> None:
+        """``first_nodes`` are added to the cluster before the other nodes (cache order)."""
         cfg = load_config(config_source)
         set_defaults(cfg)
         errors = validate(cfg)
         if errors:
             raise SimulationError("\n".join(str(e) for e in errors))
-        objects = load_objects(objects_text)
+        objects = _nodes_first_as_listed(load_objects(objects_text), list(first_nodes))
         self.pending = [o for o in objects if o.kind == "Pod" and not o.spec.node_name]
         self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)
         self.clock = FakeClock()
@@ -155,6 +157,15 @@ class Simulation:
     def _on_cluster_event(self, event_type: str, old: Any, new: Any) -> None:
         if event_type == "DELETED" and old.kind == "Pod":
             self._deleted.append(old.key)
+
+
+def _nodes_first_as_listed(objects: list[Any], first: list[str]) -> list[Any]:
+    """The objects, with the named nodes moved (in the given order) before every other node."""
+    rank = {name: index for index, name in enumerate(first)}
+    named = sorted(
+        (o for o in objects if o.kind == "Node" and o.name in rank), key=lambda o: rank[o.name]
+    )
+    return named + [o for o in objects if not (o.kind == "Node" and o.name in rank)]
 
 
 def simulate(config_source: str, objects_text: str, seed: int = 0) -> list[dict[str, Any]]:

@@ -4,7 +4,9 @@ Each scenario in tests/fixtures/oracle was recorded by creating the pending pods
 (each after the previous outcome) and deleting a pod right after a failed first attempt; the
 simulation replays that protocol. Where the real scheduler picked among nodes with equal final
 scores (its pick depends on goroutine timing), the replay takes the same node so the rest of
-the run stays comparable; the test still checks the tie was real.
+the run stays comparable; the test still checks the tie was real. ImageLocality's image sizes
+depend on which node the real scheduler's cache saw first with each image, which the recording
+does not say; image-first-node.json gives the nodes that reproduce its scores.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ def replay(scenario: str) -> tuple[list, list]:
     directory = ORACLE / scenario
     expected = json.loads((directory / "expected.json").read_text())["pods"]
     simulation = Simulation(
-        str(directory / "config.yaml"), (directory / "objects.yaml").read_text(), seed=0
+        str(directory / "config.yaml"),
+        (directory / "objects.yaml").read_text(),
+        seed=0,
+        first_nodes=image_first_nodes(directory),
     )
     choices = {entry["pod"]: entry["node"] for entry in expected}
     simulation.scheduler.tie_breaker = lambda pod, tied, pick: (
@@ -38,6 +43,15 @@ def replay(scenario: str) -> tuple[list, list]:
         if report.attempt.result != "Waiting":
             outcomes[report.attempt.pod] = report
     return expected, [(first_attempts.get(e["pod"]), outcomes.get(e["pod"])) for e in expected]
+
+
+def image_first_nodes(directory: Path) -> list[str]:
+    """Nodes the real scheduler's cache saw first (see image-first-node.json), deduplicated."""
+    path = directory / "image-first-node.json"
+    if not path.exists():
+        return []
+    nodes = json.loads(path.read_text())["firstNodeWithImage"].values()
+    return list(dict.fromkeys(nodes))
 
 
 def weighted_scores(report) -> dict[str, dict[str, int]]:
