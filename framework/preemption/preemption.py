@@ -34,6 +34,7 @@ ScoreFunc = Callable[[str], int]
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 MAX_INT32 = (1 << 31) - 1
 MIN_INT64 = -(1 << 63)
+MAX_INT64 = (1 << 63) - 1
 
 
 class Interface(ABC):
@@ -71,8 +72,17 @@ class Interface(ABC):
         """Custom node preferences, applied in order; None means the default criteria."""
 
 
+TieBreaker = Callable[["Pod", list[str], str], str]
+"""``(preemptor, tied nodes, picked node) -> node``: replays a recorded choice among ties."""
+
+
 class Evaluator:
-    """Runs preemption for one plugin: eligibility, candidates, extenders, choice, actuation."""
+    """Runs preemption for one plugin: eligibility, candidates, extenders, choice, actuation.
+
+    ``tie_breaker``, when set, may replace the chosen node by another one upstream could have
+    chosen as well (see ``tied_nodes_for_preemption``); the simulator uses it to replay the
+    choices a real kube-scheduler made, as it does for equal final scores.
+    """
 
     def __init__(
         self,
@@ -87,6 +97,7 @@ class Evaluator:
         self.interface = interface
         self.executor = executor
         self.start_times = start_times or StartTimes()
+        self.tie_breaker: TieBreaker | None = None
 
     def preempt(
         self, state: CycleState, pod: Pod, m: NodeToStatus
@@ -121,6 +132,8 @@ class Evaluator:
             return None, status
 
         best = self.select_candidate(candidates)
+        if best is not None and self.tie_breaker is not None:
+            best = self._break_tie(pod, candidates, best)
         if best is None or not best.name:
             return None, Status(Code.UNSCHEDULABLE, "no candidate node for preemption")
 
@@ -252,6 +265,18 @@ class Evaluator:
         logger.error("unexpected case: no candidate was selected among %s", candidates)
         return candidates[0]
 
+    def _break_tie(self, pod: Pod, candidates: list[Candidate], best: Candidate) -> Candidate:
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        tied = tied_nodes_for_preemption(
+            victims_map, self.interface.ordered_score_funcs(victims_map)
+        )
+        if len(tied) < 2 or best.name not in tied:
+            return best
+        chosen = self.tie_breaker(pod, tied, best.name)
+        if chosen == best.name or chosen not in tied:
+            return best
+        return Candidate(chosen, victims_map[chosen])
+
 
 def get_pod_disruption_budgets(handle: Handle) -> list[PodDisruptionBudget]:
     """Every PDB in the cluster (upstream lists them from the PDB informer)."""
@@ -291,6 +316,36 @@ def pick_one_node_for_preemption(
             return selected[0]
         candidates = selected
     return candidates[0]
+
+
+def tied_nodes_for_preemption(
+    nodes_to_victims: dict[str, Victims], score_funcs: list[ScoreFunc] | None
+) -> list[str]:
+    """The nodes upstream may pick between, depending only on Go's random map order.
+
+    They are equal under every criterion, taking "now" (the start of a pod that has none) as
+    one instant, later than any recorded start: upstream reads it afresh per node, so which of
+    them looks newest depends on the order it reads them in.
+    """
+    if not score_funcs:
+        score_funcs = _default_score_funcs(nodes_to_victims, _InstantNow())
+    tied = list(nodes_to_victims)
+    for score in score_funcs:
+        if len(tied) < 2:
+            break
+        scores = {node: score(node) for node in tied}
+        best = max(scores.values())
+        tied = [node for node in tied if scores[node] == best]
+    return tied
+
+
+class _InstantNow(StartTimes):
+    """ "Now" frozen after every real start time, to see which nodes only it tells apart."""
+
+    __slots__ = ()
+
+    def now(self) -> int:
+        return MAX_INT64
 
 
 def _default_score_funcs(

@@ -20,6 +20,7 @@ from framework.preemption import (
     Victims,
     pick_one_node_for_preemption,
 )
+from framework.preemption.preemption import tied_nodes_for_preemption
 from framework.util.clock import FakeClock
 from tests.framework.preemption.builders import (
     HIGH_PRIORITY,
@@ -368,3 +369,91 @@ def test_a_candidate_without_victims_is_an_error_for_that_node() -> None:
     assert candidates == []
     assert str(err) == 'expected at least one victim pod on node "node1"'
     assert statuses.get("node1").code == Code.ERROR
+
+
+# -- ties upstream breaks by Go's map order ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("nodes_to_victims", "expected"),
+    [
+        ({"a": victims((MID_PRIORITY, None))}, ["a"]),
+        (
+            {"a": victims((MID_PRIORITY, None)), "b": victims((MID_PRIORITY, None))},
+            ["a", "b"],
+        ),
+        (
+            {
+                "a": victims((MID_PRIORITY, None)),
+                "b": victims((MID_PRIORITY, 5)),
+                "c": victims((MID_PRIORITY, None)),
+            },
+            ["a", "c"],
+        ),
+        (
+            {"a": victims((MID_PRIORITY, 3)), "b": victims((MID_PRIORITY, 3))},
+            ["a", "b"],
+        ),
+        (
+            {"a": victims((MID_PRIORITY, 3)), "b": victims((MID_PRIORITY, 4))},
+            ["b"],
+        ),
+        (
+            {"a": victims((LOW_PRIORITY, None)), "b": victims((MID_PRIORITY, None))},
+            ["a"],
+        ),
+    ],
+    ids=[
+        "a single node",
+        "victims without start times on both nodes",
+        "a recorded start loses to now",
+        "equal recorded starts",
+        "different recorded starts are no tie",
+        "an earlier criterion decides",
+    ],
+)
+def test_tied_nodes_are_those_only_go_map_order_separates(
+    nodes_to_victims: dict[str, Victims], expected: list[str]
+) -> None:
+    assert tied_nodes_for_preemption(nodes_to_victims, None) == expected
+
+
+def test_custom_score_functions_define_the_ties() -> None:
+    nodes_to_victims = {"a": victims((MID_PRIORITY, 1)), "b": victims((LOW_PRIORITY, 9))}
+
+    assert tied_nodes_for_preemption(nodes_to_victims, [lambda node: 0]) == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "expected"),
+    [("node2", "node2"), ("node1", "node1"), ("node3", None)],
+    ids=[
+        "the tie breaker may pick another tied node",
+        "the tie breaker may keep the pick",
+        "a node that is not a candidate is ignored",
+    ],
+)
+def test_a_tie_breaker_replays_a_recorded_choice(recorded: str, expected: str | None) -> None:
+    pods = [
+        pod("p1", node="node1", priority=MID_PRIORITY),
+        pod("p2", node="node2", priority=MID_PRIORITY),
+    ]
+    preemptor = pod("p", priority=HIGH_PRIORITY)
+    fwk = new_framework(pods, [node("node1"), node("node2")], objects=[preemptor])
+    ev = evaluator(fwk, FirstPodIsVictim())
+    calls = []
+
+    def tie_breaker(pod: Any, tied: list[str], pick: str) -> str:
+        calls.append((pod.name, tied, pick))
+        return recorded
+
+    ev.tie_breaker = tie_breaker
+    statuses = NodeToStatus({n: Status(Code.UNSCHEDULABLE) for n in ("node1", "node2")})
+
+    result, _ = ev.preempt(CycleState(), preemptor, statuses)
+
+    (call,) = calls
+    assert call[:2] == ("p", ["node1", "node2"])
+    chosen = result.nominating_info.nominated_node_name
+    assert chosen == (expected or call[2])
+    assert fwk.cluster().deleted() == ["p1" if chosen == "node1" else "p2"]
