@@ -9,6 +9,7 @@ from __future__ import annotations
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.plugins import names
 from framework.plugins.defaultbinder import DefaultBinder
+from framework.plugins.defaultpreemption import DefaultPreemption
 from framework.plugins.dynamicresources import DynamicResources
 from framework.plugins.feature import Features
 from framework.plugins.imagelocality import ImageLocality
@@ -53,6 +54,7 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.VOLUME_BINDING: VolumeBinding,
         names.VOLUME_ZONE: VolumeZone,
         names.DYNAMIC_RESOURCES: DynamicResources,
+        names.DEFAULT_PREEMPTION: DefaultPreemption,
     }
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 

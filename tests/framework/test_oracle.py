@@ -32,9 +32,15 @@ def replay(scenario: str) -> tuple[list, list]:
         first_nodes=image_first_nodes(directory),
     )
     choices = {entry["pod"]: entry["node"] for entry in expected}
-    simulation.scheduler.tie_breaker = lambda pod, tied, pick: (
-        choices[pod.key] if choices.get(pod.key) in tied else pick
-    )
+
+    def recorded_choice(pod, tied, pick):
+        return choices[pod.key] if choices.get(pod.key) in tied else pick
+
+    simulation.scheduler.tie_breaker = recorded_choice
+    for framework in simulation.scheduler.profiles.values():
+        # Among preemption candidates tied on every criterion upstream picks in Go's random
+        # map order; the replay takes the recorded pick.
+        framework.plugins_map["DefaultPreemption"].evaluator.tie_breaker = recorded_choice
     reports = simulation.run_one_at_a_time()
     first_attempts: dict[str, object] = {}
     outcomes: dict[str, object] = {}
