@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from framework.config.types import KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
-
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 
