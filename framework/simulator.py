@@ -22,6 +22,9 @@ from framework.scheduler.scheduler import Scheduler
 from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent
 from framework.util.clock import FakeClock
 
+SIMULATION_EPOCH = 1_767_225_600.0
+"""2026-01-01T00:00:00Z: simulations start at a fixed, realistic time (start times compare
+against it, so 1970 would make every recorded start time look like the future)."""
 CREATION_SPACING = 0.001
 """Seconds between the creation of two pending pods, so their queue timestamps differ."""
 
@@ -107,7 +110,7 @@ class Simulation:
         objects = _nodes_first_as_listed(load_objects(objects_text), list(first_nodes))
         self.pending = [o for o in objects if o.kind == "Pod" and not o.spec.node_name]
         self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)
-        self.clock = FakeClock()
+        self.clock = FakeClock(SIMULATION_EPOCH)
         self.reports: list[AttemptReport] = []
         self._events = _EventsByPod()
         self._deleted: list[str] = []

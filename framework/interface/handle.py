@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from framework.interface.node_info import NodeInfo, PodInfo
     from framework.interface.status import Status
     from framework.interface.types import NominatingInfo
+    from framework.util.clock import Clock
 
 
 class NodeInfoLister(Protocol):
@@ -99,6 +101,15 @@ class EventRecorder(Protocol):
 
 class Handle(Protocol):
     """Everything a plugin may use besides its arguments. The Framework implements it."""
+
+    clock: Clock
+    """The scheduler's clock (fake in simulations): never read the wall clock directly."""
+    rng: random.Random
+    """The scheduler's seeded random source."""
+
+    def activate(self, pods: dict[str, Pod]) -> None:
+        """Moves these pods (by "namespace/name") to the active queue."""
+        ...
 
     def snapshot_shared_lister(self) -> SharedLister | None: ...
 

@@ -7,6 +7,7 @@ and wraps unexpected codes with the plugin's name, exactly as kube-scheduler's f
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,7 @@ class Framework:
         extenders: Iterable[Any] = (),
         parallelism: int = DEFAULT_PARALLELISM,
         clock: Clock | None = None,
+        rng: random.Random | None = None,
         observer: Observer | None = None,
         cluster: Cluster | None = None,
         event_recorder: Any = None,
@@ -91,6 +93,8 @@ class Framework:
         self.registry = registry
         self.observer = observer
         self.clock: Clock = clock or RealClock()
+        self.rng = rng if rng is not None else random.Random()
+        """Randomness plugins may use (preemption's start offset); seeded for replays."""
         self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPodsMap()
         self.pod_nominator = pod_nominator
         self.pod_activator = pod_activator

@@ -90,6 +90,7 @@ class Scheduler(ScheduleOne, EventHandlers):
     ) -> Scheduler:
         """A scheduler for a defaulted, validated KubeSchedulerConfiguration."""
         clock = clock or RealClock()
+        rng = random.Random(seed)
         waiting_pods = WaitingPodsMap()
         recorder = EventRecorder(cluster, clock)
         profiles = {
@@ -100,6 +101,7 @@ class Scheduler(ScheduleOne, EventHandlers):
                 extenders=extenders or (),
                 parallelism=cfg.parallelism,
                 clock=clock,
+                rng=rng,
                 observer=observer,
                 cluster=cluster,
                 event_recorder=recorder,
@@ -120,7 +122,7 @@ class Scheduler(ScheduleOne, EventHandlers):
             Cache(),
             cluster=cluster,
             clock=clock,
-            rng=random.Random(seed),
+            rng=rng,
             extenders=extenders,
             percentage_of_nodes_to_score=cfg.percentage_of_nodes_to_score or 0,
             on_attempt=on_attempt,

@@ -100,9 +100,12 @@ def test_without_a_generator_the_handles_seeded_one_is_used() -> None:
     assert got == [expected.randrange(1000) for _ in range(5)]
 
 
-def test_without_any_generator_offsets_repeat_from_run_to_run() -> None:
-    def offsets() -> list[int]:
-        plugin = DefaultPreemption(default_preemption_args(), new_framework([], []), Features())
+def test_offsets_come_from_the_handles_seeded_generator() -> None:
+    def offsets(seed: int) -> list[int]:
+        handle = new_framework([], [])
+        handle.rng = random.Random(seed)
+        plugin = DefaultPreemption(default_preemption_args(), handle, Features())
         return [plugin.get_offset_and_num_candidates(1000)[0] for _ in range(5)]
 
-    assert offsets() == offsets()
+    assert offsets(7) == offsets(7)
+    assert offsets(7) != offsets(8)
