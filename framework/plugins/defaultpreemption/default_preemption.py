@@ -33,6 +33,7 @@ from framework.interface.status import Code, Status, code_of, is_success
 from framework.interface.types import NodeToStatus, PostFilterResult
 from framework.plugins import names
 from framework.plugins.feature import Features
+from framework.plugins.helper.typed import go_type_name
 from framework.preemption.executor import POD_REASON_PREEMPTION_BY_SCHEDULER, Executor
 from framework.preemption.go_sort import sort_slice
 from framework.preemption.preemption import Evaluator, Interface, ScoreFunc
@@ -71,7 +72,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
         clock: Clock | None = None,
     ) -> None:
         if not isinstance(args, DefaultPreemptionArgs):
-            raise ValueError(f"got args of type {_type_name(args)}, want *DefaultPreemptionArgs")
+            raise ValueError(f"got args of type {go_type_name(args)}, want *DefaultPreemptionArgs")
         errors = validate_default_preemption_args(None, args)
         if errors:
             raise ValueError(aggregate_message(errors))
@@ -306,8 +307,3 @@ def _get_node_info(handle: Any, node_name: str) -> NodeInfo | None:
         return handle.snapshot_shared_lister().node_infos().get(node_name)
     except LookupError:
         return None
-
-
-def _type_name(args: Any) -> str:
-    """How upstream's ``%T`` shows the args it did not expect."""
-    return "<nil>" if args is None else type(args).__name__

@@ -20,3 +20,8 @@ def _checked(kind: type[T], obj: Any) -> T | None:
     if obj is None or isinstance(obj, kind):
         return obj
     raise TypeError(f"expected {kind.__name__}, but got {type(obj).__name__}")
+
+
+def go_type_name(args: Any) -> str:
+    """How upstream's ``%T`` shows plugin args it did not expect (``<nil>`` for none)."""
+    return "<nil>" if args is None else type(args).__name__

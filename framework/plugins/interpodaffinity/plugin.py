@@ -22,7 +22,7 @@ from framework.interface.node_info import AffinityTerm, get_affinity_terms
 from framework.interface.plugins import EnqueueExtensions
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.helper.typed import as_typed
+from framework.plugins.helper.typed import as_typed, go_type_name
 from framework.plugins.interpodaffinity.filtering import (
     AffinityFiltering,
     pod_matches_all_affinity_terms,
@@ -38,7 +38,7 @@ class InterPodAffinity(AffinityFiltering, AffinityScoring, EnqueueExtensions):
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         if not isinstance(args, InterPodAffinityArgs):
             raise ValueError(
-                f"want args to be of type InterPodAffinityArgs, got {_type_name(args)}"
+                f"want args to be of type InterPodAffinityArgs, got {go_type_name(args)}"
             )
         self.handle = handle
         # The cluster plays upstream's Namespace lister.
@@ -147,8 +147,3 @@ def _required_anti_affinity_terms(pod: Pod) -> list[AffinityTerm]:
     affinity = pod.spec.affinity
     section = affinity.pod_anti_affinity if affinity is not None else None
     return get_affinity_terms(pod, section.required if section is not None else [])
-
-
-def _type_name(args: Any) -> str:
-    """How upstream's ``%T`` shows the args it did not expect."""
-    return "<nil>" if args is None else type(args).__name__

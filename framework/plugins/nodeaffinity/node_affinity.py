@@ -47,7 +47,7 @@ from framework.interface.types import MAX_NODE_SCORE, NodeScore, PreFilterResult
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.normalize_score import default_normalize_score
-from framework.plugins.helper.typed import as_typed
+from framework.plugins.helper.typed import as_typed, go_type_name
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NODE_AFFINITY
 PRE_SCORE_STATE_KEY = "PreScore" + names.NODE_AFFINITY
@@ -94,7 +94,7 @@ class NodeAffinity(
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         if not isinstance(args, NodeAffinityArgs):
-            raise ValueError(f"args are not of type NodeAffinityArgs, got {_type_name(args)}")
+            raise ValueError(f"args are not of type NodeAffinityArgs, got {go_type_name(args)}")
         errors = validate_node_affinity_args(None, args)
         if errors:
             raise ValueError(aggregate_message(errors))
@@ -264,8 +264,3 @@ def _match_or_raise(required: RequiredNodeAffinity, node: Node) -> bool:
     if err is not None:
         raise err
     return matched
-
-
-def _type_name(args: Any) -> str:
-    """How upstream's ``%T`` shows the args it did not expect."""
-    return "<nil>" if args is None else type(args).__name__

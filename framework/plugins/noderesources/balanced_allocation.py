@@ -22,6 +22,7 @@ from framework.interface.status import Code, Status
 from framework.interface.types import MAX_NODE_SCORE
 from framework.plugins import names
 from framework.plugins.feature import Features
+from framework.plugins.helper.typed import go_type_name
 from framework.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     is_best_effort_pod,
@@ -52,7 +53,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         if not isinstance(args, NodeResourcesBalancedAllocationArgs):
             raise ValueError(
                 "want args to be of type NodeResourcesBalancedAllocationArgs, "
-                f"got {_type_name(args)}"
+                f"got {go_type_name(args)}"
             )
         errors = validate_node_resources_balanced_allocation_args(None, args)
         if errors:
@@ -127,8 +128,3 @@ def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int
             squares = squares + (fraction - mean) * (fraction - mean)
         std = math.sqrt(squares / float(len(fractions)))
     return int((1 - std) * float(MAX_NODE_SCORE))
-
-
-def _type_name(args: Any) -> str:
-    """How upstream's ``%T`` shows the args it did not expect."""
-    return "<nil>" if args is None else type(args).__name__

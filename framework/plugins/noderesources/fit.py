@@ -53,7 +53,7 @@ from framework.interface.status import Code, Status, StatusError
 from framework.interface.types import PreFilterResult
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.helper.typed import as_typed
+from framework.plugins.helper.typed import as_typed, go_type_name
 from framework.plugins.noderesources.least_allocated import least_resource_scorer
 from framework.plugins.noderesources.most_allocated import most_resource_scorer
 from framework.plugins.noderesources.requested_to_capacity_ratio import (
@@ -272,7 +272,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         if not isinstance(args, NodeResourcesFitArgs):
             raise ValueError(
-                f"want args to be of type NodeResourcesFitArgs, got {_type_name(args)}"
+                f"want args to be of type NodeResourcesFitArgs, got {go_type_name(args)}"
             )
         errors = validate_node_resources_fit_args(None, args)
         if errors:
@@ -500,8 +500,3 @@ def _as_device_classes(old_obj: Any, new_obj: Any) -> tuple[Any, Any]:
 def _extended_resource_name(device_class: KubeObject) -> str | None:
     spec = device_class.manifest.get("spec") or {}
     return spec.get("extendedResourceName")
-
-
-def _type_name(args: Any) -> str:
-    """How upstream's ``%T`` shows the args it did not expect."""
-    return "<nil>" if args is None else type(args).__name__

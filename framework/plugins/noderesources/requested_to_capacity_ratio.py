@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from framework.config.types import (
@@ -17,7 +16,7 @@ from framework.plugins.helper.shape_score import (
     build_broken_linear_function,
 )
 from framework.plugins.noderesources.resource_allocation import Scorer
-from framework.util.gomath import go_div
+from framework.util.gomath import go_div, go_round
 
 MAX_UTILIZATION = 100
 
@@ -54,14 +53,6 @@ def build_requested_to_capacity_ratio_scorer_function(
                 weight_sum += weights[i]
         if weight_sum == 0:
             return 0
-        return int(_go_round(float(node_score) / float(weight_sum)))
+        return go_round(float(node_score) / float(weight_sum))
 
     return scorer
-
-
-def _go_round(x: float) -> float:
-    """Go's ``math.Round``: halves round away from zero (Python's ``round`` rounds to even)."""
-    truncated = math.trunc(x)
-    if abs(x - truncated) >= 0.5:
-        return truncated + math.copysign(1.0, x)
-    return float(truncated)

@@ -26,7 +26,7 @@ from framework.interface.events import (
 from framework.interface.plugins import EnqueueExtensions
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.helper.typed import as_typed
+from framework.plugins.helper.typed import as_typed, go_type_name
 from framework.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
     LABEL_TOPOLOGY_ZONE,
@@ -58,7 +58,7 @@ class PodTopologySpread(SpreadFiltering, SpreadScoring, EnqueueExtensions):
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         if not isinstance(args, PodTopologySpreadArgs):
             raise ValueError(
-                f"want args to be of type PodTopologySpreadArgs, got {_type_name(args)}"
+                f"want args to be of type PodTopologySpreadArgs, got {go_type_name(args)}"
             )
         self.handle = handle
         self.enable_node_inclusion_policy_in_pod_topology_spread = (
@@ -191,8 +191,3 @@ def _parse_default_constraints(args: PodTopologySpreadArgs) -> list[V1TopologySp
         )
         for i, constraint in enumerate(args.default_constraints)
     ]
-
-
-def _type_name(args: Any) -> str:
-    """How upstream's ``%T`` shows the args it did not expect."""
-    return "<nil>" if args is None else type(args).__name__

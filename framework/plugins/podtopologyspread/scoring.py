@@ -8,7 +8,6 @@ the scores equal kube-scheduler's.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from framework.api.node_affinity import RequiredNodeAffinity
@@ -26,7 +25,7 @@ from framework.plugins.podtopologyspread.common import (
     count_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from framework.util.gomath import go_div
+from framework.util.gomath import go_div, go_log, go_round
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
@@ -237,50 +236,3 @@ def topology_normalizing_weight(size: int) -> float:
 def score_for_count(count: int, max_skew: int, topology_weight: float) -> float:
     """Adding ``maxSkew - 1`` waters down differences between domains, tolerating skew."""
     return float(count) * topology_weight + float(max_skew - 1)
-
-
-# Go's math.Log (FreeBSD's e_log.c algorithm; the amd64 assembly performs the same operations
-# in the same order). The C library's log may differ in the last bit, which could flip a
-# rounding, so the algorithm is reproduced here.
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_L1 = 6.666666666666735130e-01
-_L2 = 3.999999999940941908e-01
-_L3 = 2.857142874366239149e-01
-_L4 = 2.222219843214978396e-01
-_L5 = 1.818357216161805012e-01
-_L6 = 1.531383769920937332e-01
-_L7 = 1.479819860511658591e-01
-_HALF_SQRT2 = math.sqrt(2) / 2
-
-
-def go_log(x: float) -> float:
-    """The natural logarithm exactly as Go computes it."""
-    if math.isnan(x) or x == math.inf:
-        return x
-    if x < 0:
-        return math.nan
-    if x == 0:
-        return -math.inf
-    f1, exponent = math.frexp(x)
-    if f1 < _HALF_SQRT2:
-        f1 *= 2
-        exponent -= 1
-    f = f1 - 1
-    k = float(exponent)
-    s = f / (2 + f)
-    s2 = s * s
-    s4 = s2 * s2
-    t1 = s2 * (_L1 + s4 * (_L3 + s4 * (_L5 + s4 * _L7)))
-    t2 = s4 * (_L2 + s4 * (_L4 + s4 * _L6))
-    r = t1 + t2
-    hfsq = 0.5 * f * f
-    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
-
-
-def go_round(x: float) -> int:
-    """``int64(math.Round(x))``: halves round away from zero (Python's round() goes to even)."""
-    truncated = math.trunc(x)
-    if abs(x - truncated) >= 0.5:
-        truncated += 1 if x > 0 else -1
-    return truncated

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from framework.plugins.helper.shape_score import FunctionShape, build_broken_linear_function
-from framework.util.gomath import go_div
+from framework.util.gomath import go_div, go_round
 
 MAX_UTILIZATION = 100
 
@@ -37,14 +36,6 @@ def build_scorer_function(shape: FunctionShape) -> VolumeCapacityScorer:
         if not class_resources:
             return 0
         total = sum(class_score(r.requested, r.capacity) for r in class_resources.values())
-        return _go_round(total / len(class_resources))
+        return go_round(total / len(class_resources))
 
     return score
-
-
-def _go_round(value: float) -> int:
-    """Go's ``math.Round``: halves away from zero (Python's round() goes to even)."""
-    whole = math.trunc(value)
-    if abs(value - whole) >= 0.5:
-        whole += int(math.copysign(1, value))
-    return int(whole)

@@ -40,7 +40,7 @@ from framework.interface.types import MAX_NODE_SCORE, PreBindPreFlightResult, Pr
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.shape_score import FunctionShapePoint
-from framework.plugins.helper.typed import as_typed
+from framework.plugins.helper.typed import as_typed, go_type_name
 from framework.plugins.volumebinding.binder import (
     MIGRATED_PLUGINS_ANNOTATION,
     PodVolumeClaims,
@@ -95,7 +95,7 @@ class VolumeBinding(
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         if not isinstance(args, VolumeBindingArgs):
-            raise ValueError(f"want args to be of type VolumeBindingArgs, got {_type_name(args)}")
+            raise ValueError(f"want args to be of type VolumeBindingArgs, got {go_type_name(args)}")
         errors = validate_volume_binding_args(None, args, _Gates(features))
         if errors:
             raise ValueError(aggregate_message(errors))
@@ -422,7 +422,3 @@ class _Gates:
 
     def enabled(self, name: str) -> bool:
         return self._enabled[name]
-
-
-def _type_name(args: Any) -> str:
-    return "<nil>" if args is None else type(args).__name__
