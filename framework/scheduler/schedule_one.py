@@ -66,6 +66,8 @@ class ScheduleResult:
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     nominating_info: NominatingInfo | None = None
+    final_scores: dict[str, int] = field(default_factory=dict)
+    """Total score per node, when more than one node was feasible (for reports)."""
 
 
 @dataclass(slots=True)
@@ -140,6 +142,7 @@ class ScheduleOne:
         result, assumed_pod_info, status = self._scheduling_cycle(framework, state, pod_info)
         attempt.evaluated_nodes = result.evaluated_nodes
         attempt.feasible_nodes = result.feasible_nodes
+        attempt.final_scores = result.final_scores
         if status is not None and not status.is_success():
             self._handle_scheduling_failure(
                 framework, assumed_pod_info, status, result.nominating_info, attempt
@@ -167,12 +170,7 @@ class ScheduleOne:
             return result, pod_info, status
         assumed, status = self._prepare_for_binding_cycle(framework, state, pod_info, result)
         if status is not None and not status.is_success():
-            failed = ScheduleResult(
-                evaluated_nodes=result.evaluated_nodes,
-                feasible_nodes=result.feasible_nodes,
-                nominating_info=CLEAR_NOMINATED_NODE,
-            )
-            return failed, assumed, status
+            return replace(result, nominating_info=CLEAR_NOMINATED_NODE), assumed, status
         return result, assumed, None
 
     def _scheduling_algorithm(
@@ -221,12 +219,11 @@ class ScheduleOne:
                 feasible_nodes=1,
             )
         scores = self._prioritize_nodes(framework, state, pod, feasible)
-        self._last_final_scores = {s.name: s.total_score for s in scores}
-        host = self._select_host(pod, scores)
         return ScheduleResult(
-            suggested_host=host,
+            suggested_host=self._select_host(pod, scores),
             evaluated_nodes=len(feasible) + len(diagnosis.node_to_status),
             feasible_nodes=len(feasible),
+            final_scores={s.name: s.total_score for s in scores},
         )
 
     def _select_host(self, pod: Pod, scores: list[NodePluginScores]) -> str:
@@ -652,7 +649,6 @@ class ScheduleOne:
 
     def _begin_attempt(self, framework: Framework, pod_info: QueuedPodInfo) -> SchedulingAttempt:
         pod = pod_info.pod
-        self._last_final_scores = {}
         return SchedulingAttempt(
             pod=pod.key,
             uid=pod.uid,
@@ -661,8 +657,6 @@ class ScheduleOne:
         )
 
     def _record_attempt(self, attempt: SchedulingAttempt) -> None:
-        if not attempt.final_scores:
-            attempt.final_scores = dict(self._last_final_scores)
         self.on_attempt(attempt)
 
     def _emit_filter_summary(

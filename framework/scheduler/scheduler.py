@@ -69,7 +69,6 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.on_attempt: Callable[[SchedulingAttempt], None] = on_attempt or (lambda a: None)
         self.binding_executor = binding_executor or InlineExecutor()
         self.event_recorder = event_recorder or EventRecorder(cluster, clock)
-        self._last_final_scores: dict[str, int] = {}
         for framework in profiles.values():
             framework.set_snapshot_shared_lister(self.snapshot)
 
