@@ -1,0 +1,1 @@
+"""Scheduler benchmarks: scheduler_perf-like workloads on the in-memory cluster (not tests)."""

@@ -1,0 +1,118 @@
+"""``python -m benchmarks run [--workload NAME] [--nodes N] [--pods N] [--quick]``.
+
+Every (workload, tracing) pair runs in a fresh interpreter so that each peak RSS is its own.
+``one`` is that child's command: it runs a single pair and prints its figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from benchmarks.harness import Result, run_workload
+from benchmarks.workloads import WORKLOADS
+
+QUICK_DIVISOR = 10
+"""``--quick`` runs every workload at a tenth of its nodes and measured pods."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "one":
+        result = run_workload(
+            WORKLOADS[args.workload],
+            nodes=args.nodes,
+            init_pods=args.init_pods,
+            pods=args.pods,
+            tracing=args.tracing == "on",
+        )
+        print(json.dumps(result.to_dict()))
+        return 0
+    names = args.workload or list(WORKLOADS)
+    modes = {"off": [False], "on": [True], "both": [False, True]}[args.tracing]
+    print(_header())
+    for name in names:
+        nodes, pods = _sizes(name, args)
+        for tracing in modes:
+            result = _run_in_child(name, nodes, pods, tracing)
+            print(_row(result), flush=True)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run workloads, tracing off and on, and print a table")
+    run.add_argument("--workload", action="append", choices=sorted(WORKLOADS))
+    run.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
+    run.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
+    run.add_argument("--quick", action="store_true", help="a tenth of the default sizes")
+    run.add_argument("--tracing", choices=("off", "on", "both"), default="both")
+    one = commands.add_parser("one", help="run one workload in this process, print JSON")
+    one.add_argument("--workload", required=True, choices=sorted(WORKLOADS))
+    one.add_argument("--nodes", type=int)
+    one.add_argument("--init-pods", type=int)
+    one.add_argument("--pods", type=int)
+    one.add_argument("--tracing", choices=("off", "on"), default="off")
+    return parser
+
+
+def _sizes(name: str, args: argparse.Namespace) -> tuple[int, int]:
+    workload = WORKLOADS[name]
+    divisor = QUICK_DIVISOR if args.quick else 1
+    nodes = args.nodes if args.nodes is not None else max(1, workload.nodes // divisor)
+    pods = args.pods if args.pods is not None else max(1, workload.measured_pods // divisor)
+    return nodes, pods
+
+
+def _run_in_child(name: str, nodes: int, pods: int, tracing: bool) -> Result:
+    command = [sys.executable, "-m", "benchmarks", "one", "--workload", name]
+    command += ["--nodes", str(nodes), "--pods", str(pods)]
+    command += ["--tracing", "on" if tracing else "off"]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return Result(**json.loads(output.splitlines()[-1]))
+
+
+_COLUMNS = (
+    ("workload", 18),
+    ("nodes", 6),
+    ("init", 6),
+    ("pods", 6),
+    ("tracing", 7),
+    ("pods/s", 8),
+    ("overall", 8),
+    ("p50 ms", 7),
+    ("p99 ms", 7),
+    ("RSS MiB", 8),
+    ("scheduled", 9),
+)
+
+
+def _header() -> str:
+    return "  ".join(title.rjust(width) for title, width in _COLUMNS)
+
+
+def _row(r: Result) -> str:
+    cells = (
+        r.workload,
+        r.nodes,
+        r.init_pods,
+        r.measured_pods,
+        "on" if r.tracing else "off",
+        f"{r.pods_per_second:.0f}",
+        f"{r.overall_pods_per_second:.0f}",
+        f"{r.p50_seconds * 1000:.2f}",
+        f"{r.p99_seconds * 1000:.2f}",
+        f"{r.peak_rss_mib:.0f}",
+        r.scheduled,
+    )
+    return "  ".join(
+        str(cell).rjust(width) for cell, (_, width) in zip(cells, _COLUMNS, strict=True)
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""The workloads: node and pod templates shaped like upstream's scheduler_perf test cases.
+
+Each workload creates ``nodes`` nodes, binds ``init_pods`` pods to them (round robin, before the
+scheduler starts: they are the cluster's existing load) and then creates the measured pods,
+which the scheduler places. The templates mirror upstream's
+``test/integration/scheduler_perf`` templates (``node-default``, ``pod-default``,
+``pod-with-node-affinity``, ``pod-with-pod-anti-affinity``, ``pod-with-topology-spreading``,
+``pod-low-priority`` and ``pod-high-priority``) and its test cases ``SchedulingBasic``,
+``SchedulingNodeAffinity``, ``SchedulingPodAntiAffinity``, ``TopologySpreading`` and
+``PreemptionBasic``. Upstream lets its scheduler place the initial pods; binding them here
+gives the same cluster without timing them.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from framework.api.node import Node
+from framework.api.pod import Pod
+
+ZONE_LABEL = "topology.kubernetes.io/zone"
+PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A test case: its cluster, its existing pods and the pods whose scheduling is measured."""
+
+    name: str
+    nodes: int
+    init_pods_per_node: float
+    measured_pods: int
+    node_labels: Callable[[random.Random], dict[str, str]]
+    init_pod: Callable[[int], dict[str, Any]]
+    measured_pod: Callable[[int], dict[str, Any]]
+    description: str
+
+    def init_pods_for(self, nodes: int) -> int:
+        return round(nodes * self.init_pods_per_node)
+
+    def build_nodes(self, count: int, seed: int = 0) -> list[Node]:
+        """``node-0000`` … with the workload's labels (zones drawn from a seeded source)."""
+        rng = random.Random(seed)
+        width = len(str(max(count - 1, 0)))
+        return [
+            Node.from_dict(node_manifest(f"node-{i:0{width}d}", self.node_labels(rng)))
+            for i in range(count)
+        ]
+
+    def build_init_pods(self, count: int, nodes: list[Node]) -> list[Pod]:
+        """The existing pods, bound round robin so every node carries the same load."""
+        return [
+            Pod.from_dict(_bound(self.init_pod(i), nodes[i % len(nodes)].name))
+            for i in range(count)
+        ]
+
+    def build_measured_pods(self, count: int) -> Iterator[Pod]:
+        for i in range(count):
+            yield Pod.from_dict(self.measured_pod(i))
+
+
+def node_manifest(name: str, labels: dict[str, str]) -> dict[str, Any]:
+    """upstream node-default: 4 CPUs, 32Gi, 110 pods, Ready."""
+    capacity = {"pods": "110", "cpu": "4", "memory": "32Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
+        "spec": {},
+        "status": {
+            "capacity": capacity,
+            "allocatable": dict(capacity),
+            "conditions": [{"type": "Ready", "status": "True"}],
+            "phase": "Running",
+        },
+    }
+
+
+def pod_manifest(
+    name: str,
+    namespace: str = "default",
+    *,
+    cpu: str = "100m",
+    memory: str = "500Mi",
+    labels: dict[str, str] | None = None,
+    **spec: Any,
+) -> dict[str, Any]:
+    """upstream pod-default: one pause container with requests equal to limits."""
+    resources = {"cpu": cpu, "memory": memory}
+    container = {
+        "name": "pause",
+        "image": PAUSE_IMAGE,
+        "ports": [{"containerPort": 80}],
+        "resources": {"limits": dict(resources), "requests": dict(resources)},
+    }
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+        "spec": {"containers": [container], **spec},
+    }
+
+
+def _bound(manifest: dict[str, Any], node_name: str) -> dict[str, Any]:
+    bound = copy.deepcopy(manifest)
+    bound["spec"]["nodeName"] = node_name
+    bound["status"] = {"phase": "Running"}
+    return bound
+
+
+# ----------------------------------------------------------------------------------------------
+# Templates
+
+
+def _no_labels(rng: random.Random) -> dict[str, str]:
+    return {}
+
+
+def _zone1(rng: random.Random) -> dict[str, str]:
+    return {ZONE_LABEL: "zone1"}
+
+
+def _moon_zone(rng: random.Random) -> dict[str, str]:
+    """Upstream's label strategy draws one of the values at random for each node."""
+    return {ZONE_LABEL: rng.choice(("moon-1", "moon-2", "moon-3"))}
+
+
+def _default_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
+    return lambda i: pod_manifest(f"{prefix}-{i}")
+
+
+def _node_affinity_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
+    affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": ZONE_LABEL, "operator": "In", "values": ["zone1", "zone2"]}
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+    return lambda i: pod_manifest(f"{prefix}-{i}", affinity=copy.deepcopy(affinity))
+
+
+def _anti_affinity_pod(prefix: str, namespace: str) -> Callable[[int], dict[str, Any]]:
+    affinity = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {"matchLabels": {"color": "green"}},
+                    "topologyKey": "kubernetes.io/hostname",
+                    "namespaces": ["sched-1", "sched-0"],
+                }
+            ]
+        }
+    }
+    return lambda i: pod_manifest(
+        f"{prefix}-{i}",
+        namespace,
+        labels={"color": "green"},
+        affinity=copy.deepcopy(affinity),
+    )
+
+
+def _spreading_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
+    constraint = {
+        "maxSkew": 5,
+        "topologyKey": ZONE_LABEL,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"color": "blue"}},
+    }
+    return lambda i: pod_manifest(
+        f"{prefix}-{i}",
+        labels={"color": "blue"},
+        topologySpreadConstraints=[dict(constraint)],
+    )
+
+
+def _low_priority_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
+    return lambda i: pod_manifest(f"{prefix}-{i}", cpu="900m", terminationGracePeriodSeconds=0)
+
+
+def _high_priority_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
+    return lambda i: pod_manifest(f"{prefix}-{i}", cpu="3000m", priority=10)
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload(
+            name="SchedulingBasic",
+            nodes=5000,
+            init_pods_per_node=0.2,
+            measured_pods=5000,
+            node_labels=_no_labels,
+            init_pod=_default_pod("init"),
+            measured_pod=_default_pod("pod"),
+            description="pod-default on node-default",
+        ),
+        Workload(
+            name="NodeAffinity",
+            nodes=5000,
+            init_pods_per_node=1.0,
+            measured_pods=5000,
+            node_labels=_zone1,
+            init_pod=_node_affinity_pod("init"),
+            measured_pod=_node_affinity_pod("pod"),
+            description="required node affinity zone In [zone1, zone2]; every node in zone1",
+        ),
+        Workload(
+            name="PodAntiAffinity",
+            nodes=5000,
+            init_pods_per_node=0.2,
+            measured_pods=2000,
+            node_labels=_no_labels,
+            init_pod=_anti_affinity_pod("init", "sched-0"),
+            measured_pod=_anti_affinity_pod("pod", "sched-1"),
+            description="required anti-affinity to color=green per hostname, two namespaces",
+        ),
+        Workload(
+            name="TopologySpreading",
+            nodes=5000,
+            init_pods_per_node=1.0,
+            measured_pods=5000,
+            node_labels=_moon_zone,
+            init_pod=_default_pod("init"),
+            measured_pod=_spreading_pod("pod"),
+            description="DoNotSchedule spread over 3 zones, maxSkew 5",
+        ),
+        Workload(
+            name="Preemption",
+            nodes=1000,
+            init_pods_per_node=4.0,
+            measured_pods=1000,
+            node_labels=_no_labels,
+            init_pod=_low_priority_pod("low"),
+            measured_pod=_high_priority_pod("high"),
+            description="each pod of priority 10 evicts 3 of a node's 4 low-priority pods",
+        ),
+    )
+}
