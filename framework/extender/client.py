@@ -24,6 +24,19 @@ _READING_BODY = (
 )
 
 
+# OpenSSL's verification codes that Go words differently (crypto/x509's UnknownAuthorityError
+# and CertificateInvalidError); other failures keep OpenSSL's text.
+_UNKNOWN_AUTHORITY = "certificate signed by unknown authority"
+_X509_REASONS = {
+    2: _UNKNOWN_AUTHORITY,  # unable to get issuer certificate
+    18: _UNKNOWN_AUTHORITY,  # self-signed certificate
+    19: _UNKNOWN_AUTHORITY,  # self-signed certificate in chain
+    20: _UNKNOWN_AUTHORITY,  # unable to get local issuer certificate
+    9: "certificate has expired or is not yet valid",
+    10: "certificate has expired or is not yet valid",
+}
+
+
 class ExtenderHTTPError(Exception):
     """The exchange with the extender failed; the message is what Go's client would say."""
 
@@ -77,9 +90,11 @@ class HTTPClient:
         except ConnectionRefusedError:
             address = _address(connection.host, connection.port)
             raise _url_error(url, f"dial tcp {address}: connect: connection refused") from None
+        except http.client.RemoteDisconnected:
+            raise _url_error(url, "EOF") from None  # closed without an answer
         except ssl.SSLCertVerificationError as err:
-            reason = f"tls: failed to verify certificate: x509: {err.verify_message}"
-            raise _url_error(url, reason) from None
+            reason = _X509_REASONS.get(err.verify_code, err.verify_message)
+            raise _url_error(url, f"tls: failed to verify certificate: x509: {reason}") from None
         except (OSError, http.client.HTTPException) as err:
             raise _url_error(url, str(err) or type(err).__name__) from None
 

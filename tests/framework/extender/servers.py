@@ -19,11 +19,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 @dataclass
 class Reply:
-    """A raw answer: status, body bytes, and a delay before the status line is sent."""
+    """A raw answer: status, body bytes, a delay before the status line and one before the body."""
 
     status: int = 200
     body: bytes = b""
     delay: float = 0.0
+    body_delay: float = 0.0
 
 
 @dataclass
@@ -76,6 +77,8 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
         self.send_response(reply.status)
         self.send_header("Content-Length", str(len(reply.body)))
         self.end_headers()
+        self.wfile.flush()
+        time.sleep(reply.body_delay)
         self.wfile.write(reply.body)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -85,7 +88,7 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
 @contextmanager
 def serving(server: ThreadingHTTPServer) -> Iterator[Any]:
     """Runs ``server`` in a thread for the duration of the block."""
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield server

@@ -412,6 +412,27 @@ def test_an_extender_slower_than_http_timeout_fails_with_go_s_timeout_error():
     assert 0.2 <= elapsed < 1.5
 
 
+def test_an_answer_whose_body_comes_too_late_fails_while_reading_it():
+    slow = ScriptedServer(lambda verb, args: Reply(body=b"[]", body_delay=2.0))
+    with serving(slow) as server:
+        impatient = extender(server.url(), http_timeout=timedelta(milliseconds=200))
+        got = error_of(lambda: impatient.prioritize(make_pod(), NODES))
+    assert got == (
+        "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
+    )
+
+
+def test_an_extender_hanging_up_without_an_answer_fails_with_eof():
+    def hang_up(verb, args):
+        raise ConnectionAbortedError("no answer")
+
+    with serving(ScriptedServer(hang_up)) as server:
+        url = server.url()
+        assert (
+            error_of(lambda: extender(url).filter(make_pod(), NODES)) == f'Post "{url}filter": EOF'
+        )
+
+
 def test_http_timeout_defaults_to_five_seconds():
     assert extender("http://x/").http_timeout == DEFAULT_EXTENDER_TIMEOUT == timedelta(seconds=5)
     configured = extender("http://x/", http_timeout=timedelta(seconds=2))
