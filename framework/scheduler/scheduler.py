@@ -15,6 +15,7 @@ from typing import Any
 
 from framework.backend.cache import Cache, Snapshot
 from framework.backend.queue.scheduling_queue import PriorityQueue
+from framework.extender import build_extenders
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.types import NominatingInfo, NominatingMode
 from framework.runtime.framework import Framework
@@ -87,7 +88,13 @@ class Scheduler(ScheduleOne, EventHandlers):
         on_queue_change: Callable[[str, Any], None] | None = None,
         features: FeatureGates = DEFAULT_FEATURE_GATES,
     ) -> Scheduler:
-        """A scheduler for a defaulted, validated KubeSchedulerConfiguration."""
+        """A scheduler for a defaulted, validated KubeSchedulerConfiguration.
+
+        Without ``extenders``, the configuration's own are built (upstream ``buildExtenders``),
+        before the profiles: extenders may add to NodeResourcesFit's ignored resources.
+        """
+        if extenders is None:
+            extenders = build_extenders(cfg)
         clock = clock or RealClock()
         rng = random.Random(seed)
         waiting_pods = WaitingPodsMap()
