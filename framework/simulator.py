@@ -27,6 +27,8 @@ SIMULATION_EPOCH = 1_767_225_600.0
 against it, so 1970 would make every recorded start time look like the future)."""
 CREATION_SPACING = 0.001
 """Seconds between the creation of two pending pods, so their queue timestamps differ."""
+MAX_CYCLES = 100_000
+"""Scheduling cycles one run may take at most (a guard against pods that never settle)."""
 
 
 class SimulationError(ValueError):
@@ -131,7 +133,7 @@ class Simulation:
         for pod in self.pending:
             self.clock.step(CREATION_SPACING)
             self.cluster.add(pod)
-        self.scheduler.run_until_idle()
+        self._schedule_until_settled()
         return self.reports
 
     def run_one_at_a_time(self, delete_unschedulable: bool = True) -> list[AttemptReport]:
@@ -144,7 +146,7 @@ class Simulation:
             self.clock.step(CREATION_SPACING)
             self.cluster.add(pod)
             before = len(self.reports)
-            self.scheduler.run_until_idle()
+            self._schedule_until_settled()
             outcome = self.reports[before:]
             if delete_unschedulable and outcome and outcome[-1].attempt.result != "Scheduled":
                 current = self.cluster.get("Pod", pod.name, pod.namespace)
@@ -152,6 +154,23 @@ class Simulation:
                     self.cluster.delete(current)
                 self._deleted = []  # the pod itself is no preemption victim
         return self.reports
+
+    def _schedule_until_settled(self) -> None:
+        """Schedules until no pod is ready and none backs off after a rejection.
+
+        Pods whose last attempt failed with an error (a PreBind that never completes, a plugin
+        error) back off in a queue of their own, and upstream retries them forever, at most
+        every ``podMaxBackoffSeconds``. Nothing outside the scheduler changes a simulated
+        cluster, so once only such pods are left the run ends, instead of fast-forwarding the
+        clock to repeat the same error; they stay in the backoff queue.
+        """
+        queue = self.scheduler.queue
+        for _ in range(MAX_CYCLES):
+            queue.run_periodic()
+            if not len(queue.active_q) and not queue.backoff_q.len_backoff():
+                return
+            if not self.scheduler.run_until_idle(max_cycles=1):
+                return
 
     def _on_attempt(self, attempt: SchedulingAttempt) -> None:
         victims, self._deleted = self._deleted, []
