@@ -262,6 +262,28 @@ def test_the_extender_narrows_preemption_candidates(example_server):
     }
 
 
+def test_a_preempting_extender_that_is_down_ends_preemption_with_its_error():
+    port = unused_port()
+    down = {"urlPrefix": f"http://127.0.0.1:{port}/", "preemptVerb": "preempt"}
+    (attempt,) = first_attempts(simulation(configuration(down), *FULL_CLUSTER))
+    assert (attempt["result"], attempt["nominatedNode"], attempt["victims"]) == (
+        "Unschedulable",
+        None,
+        [],
+    )
+    assert attempt["message"] == (
+        f'0/2 nodes are available: 2 Insufficient cpu. preemption: Post "http://127.0.0.1:{port}'
+        f'/preempt": dial tcp 127.0.0.1:{port}: connect: connection refused'
+    )
+
+
+def test_an_ignorable_preempting_extender_that_is_down_is_skipped():
+    down = {"urlPrefix": f"http://127.0.0.1:{unused_port()}/", "preemptVerb": "preempt"}
+    sim = simulation(configuration({**down, "ignorable": True}), *FULL_CLUSTER)
+    (attempt,) = first_attempts(sim)
+    assert (attempt["nominatedNode"], attempt["victims"]) == ("n1", ["default/low-n1"])
+
+
 def test_a_node_cache_capable_extender_gets_victims_by_uid(example_server):
     example_server.extender.learn_nodes(FULL_NODES)
     preempting = extender(example_server.url, preemptVerb="preempt", nodeCacheCapable=True)
