@@ -9,6 +9,7 @@ does. expected.json lists every attempt in order and where the pods left pending
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,14 @@ SCENARIOS = sorted(
     p.name for p in EXAMPLES.iterdir() if p.is_dir() and (p / "expected.json").exists()
 )
 QUEUES = ("active", "backoff", "unschedulable", "gated")
+DEFAULT_CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+# NodeName only rejects pods that already name a node, which the scheduler never sees;
+# DynamicResources only rejects pods with ResourceClaims, which are not simulated.
+NEVER_REJECT = {"NodeName", "DynamicResources"}
+# DynamicResources only scores claims; VolumeBinding only scores with StorageCapacityScoring
+# (alpha, off in v1.36).
+NEVER_RANK = {"DynamicResources", "VolumeBinding"}
 
 
 def run(scenario: str) -> tuple[dict, Simulation]:
@@ -75,3 +84,29 @@ def test_pods_left_pending_wait_where_expected(scenario):
     listing = simulation.scheduler.queue.listing()
     got = {name: sorted(info.pod.key for info in getattr(listing, name)) for name in QUEUES}
     assert got == {name: sorted(expected["queue"][name]) for name in QUEUES}
+
+
+def test_the_examples_see_every_default_plugin_reject_a_node_and_rank_nodes():
+    rejecting: set[str] = set()
+    ranking: set[str] = set()
+    for scenario in SCENARIOS:
+        for report in run(scenario)[1].reports:
+            for verdicts in report.filter_table().values():
+                rejecting |= {name for name, v in verdicts.items() if v["code"] != "Success"}
+            for name, by_node in report.score_table().items():
+                if len({cell["weighted"] for cell in by_node.values()}) > 1:
+                    ranking.add(name)
+    default = Simulation(DEFAULT_CONFIG, "").scheduler.profiles["default-scheduler"]
+    assert {p.name for p in default.filter_plugins} - NEVER_REJECT <= rejecting
+    assert {p.name for p in default.score_plugins} - NEVER_RANK <= ranking
+
+
+def test_the_examples_gate_preempt_fail_binding_and_use_two_profiles():
+    expected = [json.loads((EXAMPLES / s / "expected.json").read_text()) for s in SCENARIOS]
+    attempts = [attempt for e in expected for attempt in e["pods"]]
+    assert any(e["queue"]["gated"] for e in expected)
+    assert any(a["victims"] and a["nominatedNode"] for a in attempts)
+    assert any(a["result"] == "Error" for a in attempts)
+    # A PreFilter rejection names no per-node counts: "0/4 nodes are available: pod ...".
+    assert any(re.match(r"0/\d+ nodes are available: [a-z]", a["message"]) for a in attempts)
+    assert any("profiles:" in (EXAMPLES / s / "config.yaml").read_text() for s in SCENARIOS)
