@@ -10,10 +10,13 @@ descriptions of the Go types (``GoString``, ``GoStruct`` …) so errors read as 
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from framework.api.fields import format_time
 
 MIN_INT64 = -(1 << 63)
 MAX_INT64 = (1 << 63) - 1
@@ -35,10 +38,21 @@ class GoJSONError(ValueError):
 
 def marshal(value: Any) -> bytes:
     """Compact JSON with Go's HTML escaping (``json.Marshal``)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_timestamp)
     for char, escaped in _GO_HTML_ESCAPES.items():
         text = text.replace(char, escaped)
     return text.encode("utf-8")
+
+
+def _timestamp(value: Any) -> str:
+    """Timestamps YAML manifests were read with, written as the API server writes them."""
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:  # the manifests' convention: no zone means UTC
+            value = value.replace(tzinfo=_dt.UTC)
+        return format_time(value)
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} cannot be written as JSON")
 
 
 # --------------------------------------------------------------------------------------------

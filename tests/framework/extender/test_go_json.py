@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime, timedelta, timezone
+
 import pytest
 
 from framework.extender.go_json import GoJSONError, marshal, unmarshal
@@ -177,6 +179,20 @@ def test_nodes_in_a_filter_result_are_parsed_as_nodes():
     body = b'{"Nodes":{"items":[{"metadata":{"name":"n1","labels":{"a":"b"}}}]}}'
     (node,) = unmarshal(body, EXTENDER_FILTER_RESULT).nodes
     assert (node.name, node.labels) == ("n1", {"a": "b"})
+
+
+def test_marshal_writes_timestamps_read_from_yaml_as_the_api_server_does():
+    value = {
+        "creationTimestamp": datetime(
+            2026, 1, 2, 3, 4, 5, 678, tzinfo=timezone(timedelta(hours=2))
+        ),
+        "zoneless": datetime(2026, 1, 2, 3, 4, 5),
+        "day": date(2026, 1, 2),
+    }
+    assert marshal(value) == (
+        b'{"creationTimestamp":"2026-01-02T01:04:05Z","zoneless":"2026-01-02T03:04:05Z",'
+        b'"day":"2026-01-02"}'
+    )
 
 
 def test_marshal_is_compact_and_escapes_html_as_go_does():

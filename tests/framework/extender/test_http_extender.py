@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from framework.api.loader import load_objects
 from framework.backend.cache import new_snapshot
 from framework.config.types import Extender, ExtenderManagedResource
 from framework.extender import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, HTTPExtender
@@ -77,6 +78,18 @@ def test_every_pod_carries_its_uid_even_when_its_manifest_had_none():
     with serving(ScriptedServer(lambda verb, args: {"NodeNames": []})) as server:
         extender(server.url(), node_cache_capable=True).filter(pod, NODES)
     assert server.requests[0].body["Pod"]["metadata"]["uid"] == pod.uid != ""
+
+
+def test_pods_read_from_yaml_with_timestamps_are_sent():
+    (pod,) = load_objects(
+        "apiVersion: v1\nkind: Pod\n"
+        "metadata: {name: web, uid: u1, creationTimestamp: 2026-01-01T10:00:00Z}\n"
+        "spec: {containers: [{name: c}]}\n"
+    )
+    with serving(ScriptedServer(lambda verb, args: {"NodeNames": []})) as server:
+        extender(server.url(), node_cache_capable=True).filter(pod, NODES)
+    metadata = server.requests[0].body["Pod"]["metadata"]
+    assert metadata["creationTimestamp"] == "2026-01-01T10:00:00Z"
 
 
 def test_names_in_a_filter_answer_are_the_scheduler_s_own_node_infos():
