@@ -16,7 +16,7 @@ from framework.simulator import AttemptReport, Simulation, SimulationError
 
 def run(args: argparse.Namespace) -> int:
     try:
-        objects_text = Path(args.objects).read_text()
+        objects_text = _read_objects(args.objects)
         simulation = Simulation(args.config, objects_text, seed=args.seed)
         reports = simulation.run_one_at_a_time() if args.one_at_a_time else simulation.run()
     except (OSError, ConfigError, ObjectError, FrameworkError, SimulationError) as err:
@@ -28,6 +28,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_table(reports))
     return 0
+
+
+def _read_objects(path: str) -> str:
+    """The objects file's text; a file that cannot be read is reported as the config file is."""
+    try:
+        return Path(path).read_text()
+    except OSError as err:
+        raise SimulationError(f"open {path}: {(err.strerror or str(err)).lower()}") from None
 
 
 def render_table(reports: list[AttemptReport]) -> str:
