@@ -1,0 +1,290 @@
+"""``python -m framework simulate`` as a subprocess: its JSON against docs/simulate.schema.json,
+its table, and its errors.
+
+The schema is checked by a small structural validator (the keywords the schema uses: type,
+enum, pattern, minimum, required, properties, additionalProperties, items, $ref), so the tests
+need no JSON Schema library.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from framework.simulator import Simulation
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "docs" / "simulate.schema.json").read_text())
+EXAMPLES = REPO / "examples"
+SCENARIOS = sorted(p.name for p in EXAMPLES.iterdir() if (p / "expected.json").exists())
+
+_TYPES = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "integer": int,
+    "null": type(None),
+}
+
+
+def schema_errors(value: Any, schema: dict, path: str = "$") -> list[str]:
+    """Every place where ``value`` breaks ``schema`` (a subset of JSON Schema 2020-12)."""
+    if "$ref" in schema:
+        return schema_errors(value, _resolve(schema["$ref"]), path)
+    types = schema.get("type")
+    if types is not None:
+        allowed = [types] if isinstance(types, str) else types
+        if isinstance(value, bool) or not isinstance(value, tuple(_TYPES[t] for t in allowed)):
+            return [f"{path}: expected {' or '.join(allowed)}, got {type(value).__name__}"]
+    if "enum" in schema and value not in schema["enum"]:
+        return [f"{path}: {value!r} is not one of {schema['enum']}"]
+    errors = []
+    if "pattern" in schema and not re.search(schema["pattern"], value):
+        errors.append(f"{path}: {value!r} does not match {schema['pattern']}")
+    if "minimum" in schema and value < schema["minimum"]:
+        errors.append(f"{path}: {value} is below {schema['minimum']}")
+    if isinstance(value, dict):
+        errors += _object_errors(value, schema, path)
+    if isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value):
+            errors += schema_errors(item, schema["items"], f"{path}[{index}]")
+    return errors
+
+
+def _object_errors(value: dict, schema: dict, path: str) -> list[str]:
+    errors = [f"{path}: missing {key!r}" for key in schema.get("required", ()) if key not in value]
+    properties = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    for key, item in value.items():
+        if key in properties:
+            errors += schema_errors(item, properties[key], f"{path}.{key}")
+        elif extra is False:
+            errors.append(f"{path}: unexpected {key!r}")
+        elif isinstance(extra, dict):
+            errors += schema_errors(item, extra, f"{path}.{key}")
+    return errors
+
+
+def _resolve(ref: str) -> dict:
+    node: Any = SCHEMA
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def simulate(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "framework", "simulate", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def example(scenario: str, *args: str) -> subprocess.CompletedProcess:
+    directory = f"examples/{scenario}"
+    return simulate(
+        "--config", f"{directory}/config.yaml", "--objects", f"{directory}/objects.yaml", *args
+    )
+
+
+# -- JSON ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_its_json_output_follows_the_schema(scenario):
+    done = example(scenario, "--output", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert schema_errors(json.loads(done.stdout), SCHEMA) == []
+
+
+def test_its_json_lists_the_attempts_of_a_library_simulation():
+    directory = EXAMPLES / "preemption"
+    simulation = Simulation(
+        str(directory / "config.yaml"), (directory / "objects.yaml").read_text()
+    )
+    want = [report.to_dict() for report in simulation.run()]
+    done = example("preemption", "--output", "json")
+    assert json.loads(done.stdout) == {"pods": want}
+
+
+def test_one_at_a_time_output_follows_the_schema_too():
+    done = example("node-filters", "--output", "json", "--one-at-a-time")
+    document = json.loads(done.stdout)
+    assert schema_errors(document, SCHEMA) == []
+    assert [attempt["pod"] for attempt in document["pods"]] == [
+        "default/ingress",
+        "default/ingress-2",
+        "default/quic",
+        "default/userns-hostnet",
+        "default/node-agent",
+    ]
+
+
+VALID_ATTEMPT = {
+    "pod": "default/web",
+    "result": "Scheduled",
+    "node": "n1",
+    "message": "",
+    "evaluatedNodes": 2,
+    "feasibleNodes": 2,
+    "filter": {"n1": {"NodePorts": {"code": "Success", "reasons": []}}},
+    "scores": {"ImageLocality": {"n1": {"raw": 0, "normalized": 0, "weighted": 0}}},
+    "finalScores": {"n1": 0},
+    "nominatedNode": None,
+    "victims": [],
+}
+
+
+def broken(**changes: Any) -> dict:
+    attempt = {**VALID_ATTEMPT, **changes}
+    return {"pods": [{k: v for k, v in attempt.items() if v is not ...}]}
+
+
+@pytest.mark.parametrize(
+    ("document", "error"),
+    [
+        ({}, "$: missing 'pods'"),
+        (broken(pod=...), "$.pods[0]: missing 'pod'"),
+        (broken(pod="web"), "$.pods[0].pod: 'web' does not match ^[^/]+/[^/]+$"),
+        (broken(result="Bound"), "$.pods[0].result: 'Bound' is not one of"),
+        (broken(node=3), "$.pods[0].node: expected string or null, got int"),
+        (broken(evaluatedNodes=-1), "$.pods[0].evaluatedNodes: -1 is below 0"),
+        (broken(feasibleNodes=True), "$.pods[0].feasibleNodes: expected integer, got bool"),
+        (
+            broken(filter={"n1": {"NodePorts": {"code": "Fine", "reasons": []}}}),
+            "$.pods[0].filter.n1.NodePorts.code: 'Fine' is not one of",
+        ),
+        (
+            broken(scores={"ImageLocality": {"n1": {"raw": 0, "weighted": 0}}}),
+            "$.pods[0].scores.ImageLocality.n1: missing 'normalized'",
+        ),
+        (broken(finalScores={"n1": 1.5}), "$.pods[0].finalScores.n1: expected integer"),
+        (broken(victims=["web"]), "$.pods[0].victims[0]: 'web' does not match"),
+        (broken(extra=1), "$.pods[0]: unexpected 'extra'"),
+    ],
+    ids=[
+        "a document without pods is refused",
+        "an attempt without its pod is refused",
+        "a pod must be namespace/name",
+        "a result must be one of the four outcomes",
+        "a node is a name or null",
+        "node counts are not negative",
+        "a boolean is no integer",
+        "a filter code must be a status code",
+        "a score cell has raw, normalized and weighted",
+        "final scores are integers",
+        "victims are namespace/name",
+        "no field beyond the documented ones",
+    ],
+)
+def test_the_schema_refuses_documents_that_break_the_contract(document, error):
+    assert schema_errors({"pods": [VALID_ATTEMPT]}, SCHEMA) == []
+    assert any(e.startswith(error) for e in schema_errors(document, SCHEMA)), schema_errors(
+        document, SCHEMA
+    )
+
+
+# -- table ---------------------------------------------------------------------------------------
+
+
+def test_its_table_shows_outcomes_messages_and_victims():
+    done = example("preemption")
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [
+        "default/critical  Unschedulable  -                     evaluated 2, feasible 0",
+        "                  0/2 nodes are available: 2 Insufficient cpu.",
+        "                  preempted: default/web-0",
+        "default/polite    Unschedulable  -                     evaluated 2, feasible 0",
+        "                  0/2 nodes are available: 2 Insufficient cpu. no new claims to"
+        " deallocate, preemption: not eligible due to preemptionPolicy=Never.",
+        "default/filler    Unschedulable  -                     evaluated 2, feasible 0",
+        "                  0/2 nodes are available: 2 Insufficient cpu. no new claims to"
+        " deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for"
+        " incoming pod.",
+        "default/critical  Scheduled      n2                    evaluated 1, feasible 1",
+    ]
+
+
+def test_its_table_shows_the_three_best_final_scores():
+    done = example("image-locality", "--output", "table")
+    assert done.stdout.splitlines()[:4] == [
+        "default/trainer       Scheduled      n1                    evaluated 4, feasible 4",
+        "                           475  n1",
+        "                           457  n2",
+        "                           452  n3",
+    ]
+
+
+def test_an_empty_cluster_prints_nothing():
+    done = simulate("--config", "examples/resources/config.yaml", "--objects", "/dev/null")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+# -- errors --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "objects", "message"),
+    [
+        (
+            "examples/missing.yaml",
+            "examples/resources/objects.yaml",
+            "simulate: open examples/missing.yaml: no such file or directory",
+        ),
+        (
+            "examples/resources/config.yaml",
+            "examples/missing.yaml",
+            "simulate: open examples/missing.yaml: no such file or directory",
+        ),
+        (
+            "examples/resources/config.yaml",
+            "examples",
+            "simulate: open examples: is a directory",
+        ),
+        (
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "parallelism: 0\nprofiles:\n- schedulerName: ''\n",
+            "examples/resources/objects.yaml",
+            "simulate: parallelism: Invalid value: 0: should be an integer value greater than"
+            " zero\nprofiles[0].schedulerName: Required value",
+        ),
+        (
+            "examples/resources/config.yaml",
+            "kind: Widget\nmetadata: {name: w}\n",
+            "simulate: Widget \"w\": kind: unsupported kind 'Widget' (supported: CSINode,"
+            " Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,"
+            " PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController,"
+            " RuntimeClass, Service, StatefulSet, StorageClass)",
+        ),
+    ],
+    ids=[
+        "a missing configuration file is named",
+        "a missing objects file is named the same way",
+        "a directory is not an objects file",
+        "an invalid configuration prints upstream's errors, one per line",
+        "an unsupported kind names the object and the kinds it may be",
+    ],
+)
+def test_it_exits_1_with_the_problem_when_a_run_cannot_start(tmp_path, config, objects, message):
+    paths = []
+    for name, source in (("config.yaml", config), ("objects.yaml", objects)):
+        if "\n" in source:
+            (tmp_path / name).write_text(source)
+            source = str(tmp_path / name)
+        paths.append(source)
+    done = simulate("--config", paths[0], "--objects", paths[1])
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", message + "\n")
+
+
+def test_it_exits_2_with_usage_when_an_argument_is_missing():
+    done = simulate("--config", "examples/resources/config.yaml")
+    assert done.returncode == 2
+    assert "the following arguments are required: --objects" in done.stderr
