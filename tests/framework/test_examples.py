@@ -67,7 +67,7 @@ def test_every_directory_with_an_expectation_is_a_complete_example():
             assert (EXAMPLES / scenario / name).is_file(), f"{scenario}/{name}"
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"the {s} example")
 def test_every_attempt_matches_the_hand_derived_outcome(scenario):
     expected, simulation = run(scenario)
     got = [attempt_as_expected(report) for report in simulation.reports]
@@ -78,7 +78,7 @@ def test_every_attempt_matches_the_hand_derived_outcome(scenario):
         assert have == want, want["pod"]
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"the {s} example")
 def test_pods_left_pending_wait_where_expected(scenario):
     expected, simulation = run(scenario)
     listing = simulation.scheduler.queue.listing()

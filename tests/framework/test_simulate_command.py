@@ -98,7 +98,7 @@ def example(scenario: str, *args: str) -> subprocess.CompletedProcess:
 # -- JSON ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"the {s} example")
 def test_its_json_output_follows_the_schema(scenario):
     done = example(scenario, "--output", "json")
     assert (done.returncode, done.stderr) == (0, "")
