@@ -19,7 +19,7 @@ from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
 from framework.scheduler.schedule_one import SchedulingAttempt
 from framework.scheduler.scheduler import Scheduler
-from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent
+from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent, per_node_events
 from framework.util.clock import FakeClock
 
 SIMULATION_EPOCH = 1_767_225_600.0
@@ -62,7 +62,7 @@ class AttemptReport:
     def filter_table(self) -> dict[str, dict[str, dict[str, Any]]]:
         """node -> plugin -> {code, reasons} for every Filter call of this attempt."""
         table: dict[str, dict[str, dict[str, Any]]] = {}
-        for event in self.events:
+        for event in (e for batch in self.events for e in per_node_events(batch)):
             if event.kind == PLUGIN and event.point == "filter" and event.node is not None:
                 table.setdefault(event.node, {})[event.plugin] = {
                     "code": event.code,

@@ -15,6 +15,8 @@ PLUGIN = "plugin"
 """Event kind: one call of one plugin (for Filter and Score: on one node)."""
 EXTENSION_POINT = "extensionPoint"
 """Event kind: one run of a whole extension point (all its plugins)."""
+PLUGIN_BATCH = "pluginBatch"
+"""Event kind: one call of one plugin's batch form over several nodes (Filter, Score)."""
 
 
 @dataclass(slots=True)
@@ -38,6 +40,38 @@ class TraceEvent:
         out = {key: value for key, value in asdict(self).items() if value not in (None, [], {})}
         out["durationSeconds"] = out.pop("duration", 0.0)
         return out
+
+
+def per_node_events(event: TraceEvent) -> list[TraceEvent]:
+    """A batch event as the ``plugin`` events of the same calls made node by node.
+
+    Other events, and a failed Score batch (which names no node), come back as they are. Each
+    node gets an equal share of the batch's duration.
+    """
+    scores = event.data.get("scores")
+    if event.kind != PLUGIN_BATCH or (event.point == "score" and scores is None):
+        return [event]
+    nodes = event.data.get("nodes", [])
+    failed = event.data.get("failed", {})
+    share = event.duration / len(nodes) if nodes else 0.0
+    events = []
+    for index, node in enumerate(nodes):
+        failure = failed.get(node)
+        events.append(
+            TraceEvent(
+                kind=PLUGIN,
+                point=event.point,
+                pod=event.pod,
+                profile=event.profile,
+                code=failure["code"] if failure else "Success",
+                plugin=event.plugin,
+                node=node,
+                reasons=list(failure["reasons"]) if failure else [],
+                score=scores[index] if scores is not None else None,
+                duration=share,
+            )
+        )
+    return events
 
 
 class Observer(Protocol):

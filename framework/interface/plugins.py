@@ -10,6 +10,8 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from framework.api.pod import Pod
     from framework.interface.cycle_state import CycleState
     from framework.interface.events import ClusterEventWithHint
@@ -101,6 +103,19 @@ class FilterPlugin(Plugin):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
 
 
+class BatchFilterPlugin(FilterPlugin):
+    """A Filter plugin that can also judge many nodes in one call (the batch form).
+
+    The runtime uses ``filter_nodes`` when it filters many nodes at once; per node, it must
+    return exactly what ``filter`` returns for that node, each failure its own Status.
+    """
+
+    @abstractmethod
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]: ...
+
+
 class PostFilterPlugin(Plugin):
     """Called when no node fits (e.g. preemption). Success means it made the pod schedulable."""
 
@@ -126,6 +141,16 @@ class ScoreExtensions(ABC):
     ) -> Status | None: ...
 
 
+class BatchScoreExtensions(ScoreExtensions):
+    """NormalizeScore on plain scores in node order (the batch form), for plugins that do not
+    need the node names. The runtime prefers it; the result must equal ``normalize_score``'s."""
+
+    @abstractmethod
+    def normalize_score_values(
+        self, state: CycleState, pod: Pod, scores: list[int]
+    ) -> Status | None: ...
+
+
 class ScorePlugin(Plugin):
     """Ranks one feasible node; after normalization every score must lie in [0, 100]."""
 
@@ -136,6 +161,19 @@ class ScorePlugin(Plugin):
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None
+
+
+class BatchScorePlugin(ScorePlugin):
+    """A Score plugin that can also score many nodes in one call (the batch form).
+
+    ``score_nodes`` returns the raw scores in node order, equal to ``score`` node by node, or a
+    failed status (what ``score`` returns for the first node it fails on).
+    """
+
+    @abstractmethod
+    def score_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]: ...
 
 
 class ReservePlugin(Plugin):

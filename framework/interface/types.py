@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
@@ -36,15 +36,69 @@ class PluginScore:
     score: int
 
 
-@dataclass(slots=True)
 class NodePluginScores:
-    """All weighted plugin scores of one node and their total."""
+    """All weighted plugin scores of one node and their total.
 
-    name: str
-    scores: list[PluginScore] = field(default_factory=list)
-    total_score: int = 0
-    randomizer: int = 0
-    """Breaks ties between equal totals; only extender scoring sets it (as upstream)."""
+    ``randomizer`` breaks ties between equal totals; only extender scoring sets it (as
+    upstream). The runtime scores hundreds of nodes per cycle and only the totals are read
+    on the hot path, so ``of_weighted`` defers building the PluginScores until ``scores`` is read.
+    """
+
+    __slots__ = ("_plugin_names", "_scores", "_weighted", "name", "randomizer", "total_score")
+
+    def __init__(
+        self,
+        name: str,
+        scores: list[PluginScore] | None = None,
+        total_score: int = 0,
+        randomizer: int = 0,
+    ) -> None:
+        self.name = name
+        self._scores: list[PluginScore] | None = [] if scores is None else scores
+        self._plugin_names: Sequence[str] = ()
+        self._weighted: Sequence[int] = ()
+        self.total_score = total_score
+        self.randomizer = randomizer
+
+    @classmethod
+    def of_weighted(
+        cls, name: str, plugin_names: Sequence[str], weighted: Sequence[int]
+    ) -> NodePluginScores:
+        """The node's weighted score from each plugin (in ``plugin_names`` order), summed."""
+        node_scores = cls(name, None, sum(weighted))
+        node_scores._scores = None
+        node_scores._plugin_names = plugin_names
+        node_scores._weighted = weighted
+        return node_scores
+
+    @property
+    def scores(self) -> list[PluginScore]:
+        if self._scores is None:
+            self._scores = [
+                PluginScore(plugin, score)
+                for plugin, score in zip(self._plugin_names, self._weighted, strict=True)
+            ]
+        return self._scores
+
+    @scores.setter
+    def scores(self, scores: list[PluginScore]) -> None:
+        self._scores = scores
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodePluginScores):
+            return NotImplemented
+        return (self.name, self.scores, self.total_score, self.randomizer) == (
+            other.name,
+            other.scores,
+            other.total_score,
+            other.randomizer,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"NodePluginScores(name={self.name!r}, scores={self.scores!r}, "
+            f"total_score={self.total_score!r}, randomizer={self.randomizer!r})"
+        )
 
 
 class PreFilterResult:

@@ -8,12 +8,15 @@ and wraps unexpected codes with the plugin's name, exactly as kube-scheduler's f
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.interface.cycle_state import CycleState
 from framework.interface.plugins import (
+    BatchFilterPlugin,
+    BatchScoreExtensions,
+    BatchScorePlugin,
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
@@ -37,7 +40,6 @@ from framework.interface.types import (
     NodePluginScores,
     NodeScore,
     NodeToStatus,
-    PluginScore,
     PostFilterResult,
     PreFilterResult,
     merge_pre_filter_results,
@@ -52,9 +54,15 @@ from framework.runtime.construction import (
 )
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
-from framework.runtime.tracing import describe_result, pre_filter_data, score_data
+from framework.runtime.tracing import (
+    describe_result,
+    filter_batch_data,
+    pre_filter_data,
+    score_batch_data,
+    score_data,
+)
 from framework.runtime.waiting_pods import WaitingPod, WaitingPodsMap
-from framework.trace import EXTENSION_POINT, PLUGIN, Observer, TraceEvent
+from framework.trace import EXTENSION_POINT, PLUGIN, PLUGIN_BATCH, Observer, TraceEvent
 from framework.util.clock import Clock, RealClock
 
 __all__ = ["EXTENSION_POINTS", "MAX_PERMIT_TIMEOUT", "Framework", "FrameworkError"]
@@ -189,6 +197,41 @@ class Framework:
                 node=node,
                 reasons=list(status.all_reasons()) if status is not None else [],
                 score=score,
+                duration=duration,
+                data=data,
+            )
+        )
+        return result
+
+    def _call_batch(
+        self,
+        point: str,
+        plugin: Plugin,
+        method: Callable[..., Any],
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+    ) -> Any:
+        """A plugin's batch form over ``nodes``, reported as one ``pluginBatch`` event."""
+        observer = self.observer
+        if observer is None:
+            return method(state, pod, nodes)
+        start = perf_counter()
+        result = method(state, pod, nodes)
+        duration = perf_counter() - start
+        if point == "filter":
+            code, reasons, data = filter_batch_data(nodes, result)
+        else:
+            code, reasons, data = score_batch_data(nodes, result)
+        observer.on_event(
+            TraceEvent(
+                kind=PLUGIN_BATCH,
+                point=point,
+                pod=pod.key,
+                profile=self._profile_name,
+                code=code,
+                plugin=plugin.name,
+                reasons=reasons,
                 duration=duration,
                 data=data,
             )
@@ -357,11 +400,79 @@ class Framework:
                 "filter", plugin, pod, node_name, plugin.filter, state, pod, node_info
             )
             if status is not None and status.code != Code.SUCCESS:
-                if not status.is_rejected():
-                    status = wrap_error(status, f'running "{plugin.name}" filter plugin')
-                status.plugin = plugin.name
-                return status
+                return _filter_failure(plugin, status)
         return None
+
+    def run_filter_plugins_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Per node, what ``run_filter_plugins`` returns for it, with one call per plugin.
+
+        Each plugin judges the nodes every plugin before it passed: a node still stops at its
+        first failing plugin. Plugins with a batch form get all those nodes at once.
+        """
+        statuses: list[Status | None] = [None] * len(nodes)
+        pending = list(range(len(nodes)))
+        skip = state.skip_filter_plugins
+        for plugin in self.filter_plugins:
+            if not pending:
+                break
+            if plugin.name in skip:
+                continue
+            batch = nodes if len(pending) == len(nodes) else [nodes[i] for i in pending]
+            results = self._filter_batch(plugin, state, pod, batch)
+            failed = [
+                k
+                for k, status in enumerate(results)
+                if status is not None and status.code != Code.SUCCESS
+            ]
+            if not failed:
+                continue
+            for k in failed:
+                statuses[pending[k]] = _filter_failure(plugin, results[k])
+            failed_set = set(failed)
+            pending = [i for k, i in enumerate(pending) if k not in failed_set]
+        return statuses
+
+    def _filter_batch(
+        self, plugin: FilterPlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        if isinstance(plugin, BatchFilterPlugin):
+            return self._call_batch("filter", plugin, plugin.filter_nodes, state, pod, nodes)
+        return [
+            self._call("filter", plugin, pod, n.node_name, plugin.filter, state, pod, n)
+            for n in nodes
+        ]
+
+    def run_filter_plugins_with_nominated_pods_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Per node, what ``run_filter_plugins_with_nominated_pods`` returns for it.
+
+        Nodes without nominated pods are filtered together; the others one by one.
+        """
+        nominated = self._nodes_with_nominated_pods()
+        if not nominated:
+            return self.run_filter_plugins_on_nodes(state, pod, nodes)
+        plain = [i for i, n in enumerate(nodes) if n.node_name not in nominated]
+        statuses = [
+            None
+            if n.node_name not in nominated
+            else self.run_filter_plugins_with_nominated_pods(state, pod, n)
+            for n in nodes
+        ]
+        batch = self.run_filter_plugins_on_nodes(state, pod, [nodes[i] for i in plain])
+        for i, status in zip(plain, batch, strict=True):
+            statuses[i] = status
+        return statuses
+
+    def _nodes_with_nominated_pods(self) -> Collection[str]:
+        """Names of nodes with nominated pods; every node's name if the nominator cannot say."""
+        nominator = self.pod_nominator
+        if nominator is None:
+            return ()
+        names = getattr(nominator, "nominated_node_names", None)
+        return names() if names is not None else _EVERY_NODE
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
@@ -490,12 +601,8 @@ class Framework:
         if isinstance(table, Status):
             self._emit_point("score", pod, table, start)
             return None, table
-        raw = (
-            {name: [s.score for s in scores] for name, scores in table.items()}
-            if self.observer
-            else None
-        )
-        status = self._normalize_scores(state, pod, plugins, table)
+        raw = dict(table) if self.observer else None
+        status = self._normalize_scores(state, pod, nodes, plugins, table)
         if status is not None:
             self._emit_point("score", pod, status, start)
             return None, status
@@ -515,65 +622,87 @@ class Framework:
 
     def _score_table(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo], plugins: list[ScorePlugin]
-    ) -> dict[str, list[NodeScore]] | Status:
-        table: dict[str, list[NodeScore]] = {p.name: [] for p in plugins}
-        for node_info in nodes:
-            node_name = node_info.node_name
-            for plugin in plugins:
-                score, status = self._call(
-                    "score", plugin, pod, node_name, plugin.score, state, pod, node_info
+    ) -> dict[str, list[int]] | Status:
+        """Each plugin's raw scores, in node order (batch forms score all nodes in one call)."""
+        table: dict[str, list[int]] = {}
+        for plugin in plugins:
+            if isinstance(plugin, BatchScorePlugin):
+                scores, status = self._call_batch(
+                    "score", plugin, plugin.score_nodes, state, pod, nodes
                 )
-                if status is not None and not status.is_success():
-                    return Status.error(
-                        f'running Score plugins: plugin "{plugin.name}" failed with: '
-                        f"{status.as_error()}"
-                    )
-                table[plugin.name].append(NodeScore(node_name, score))
+            else:
+                scores, status = self._score_one_by_one(plugin, state, pod, nodes)
+            if status is not None and not status.is_success():
+                return Status.error(
+                    f'running Score plugins: plugin "{plugin.name}" failed with: '
+                    f"{status.as_error()}"
+                )
+            table[plugin.name] = scores
         return table
+
+    def _score_one_by_one(
+        self, plugin: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        scores = []
+        for node_info in nodes:
+            score, status = self._call(
+                "score", plugin, pod, node_info.node_name, plugin.score, state, pod, node_info
+            )
+            if status is not None and not status.is_success():
+                return scores, status
+            scores.append(score)
+        return scores, None
 
     def _normalize_scores(
         self,
         state: CycleState,
         pod: Pod,
+        nodes: list[NodeInfo],
         plugins: list[ScorePlugin],
-        table: dict[str, list[NodeScore]],
+        table: dict[str, list[int]],
     ) -> Status | None:
+        """Lets plugins with ScoreExtensions rewrite their column (as NodeScores, in place)."""
         for plugin in plugins:
             extensions = plugin.score_extensions()
             if extensions is None:
                 continue
-            scores = table[plugin.name]
-            status = self._call(
-                "normalizeScore", plugin, pod, None, extensions.normalize_score, state, pod, scores
-            )
+            batch = isinstance(extensions, BatchScoreExtensions)
+            if batch:
+                method, scores = extensions.normalize_score_values, list(table[plugin.name])
+            else:
+                method = extensions.normalize_score
+                scores = [
+                    NodeScore(n.node_name, score)
+                    for n, score in zip(nodes, table[plugin.name], strict=True)
+                ]
+            status = self._call("normalizeScore", plugin, pod, None, method, state, pod, scores)
             if status is not None and not status.is_success():
                 return Status.error(
                     f'running Normalize on Score plugins: plugin "{plugin.name}" failed with: '
                     f"{status.as_error()}"
                 )
+            table[plugin.name] = scores if batch else [s.score for s in scores]
         return None
 
     def _apply_weights(
-        self, nodes: list[NodeInfo], plugins: list[ScorePlugin], table: dict[str, list[NodeScore]]
+        self, nodes: list[NodeInfo], plugins: list[ScorePlugin], table: dict[str, list[int]]
     ) -> list[NodePluginScores] | Status:
-        weights = [self.score_plugin_weight[p.name] for p in plugins]
-        columns = [table[p.name] for p in plugins]
-        result = []
-        for index, node_info in enumerate(nodes):
-            node_scores = NodePluginScores(node_info.node_name)
-            for plugin, weight, column in zip(plugins, weights, columns, strict=True):
-                score = column[index].score
-                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
-                    return Status.error(
-                        "applying score defaultWeights on Score plugins: "
-                        f'plugin "{plugin.name}" returns an invalid score {score}, it should in '
-                        f"the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                    )
-                weighted = score * weight
-                node_scores.scores.append(PluginScore(plugin.name, weighted))
-                node_scores.total_score += weighted
-            result.append(node_scores)
-        return result
+        names = tuple(p.name for p in plugins)
+        columns = [table[name] for name in names]
+        if any(min(c) < MIN_NODE_SCORE or max(c) > MAX_NODE_SCORE for c in columns if c):
+            return _invalid_score(names, columns)
+        weighted_columns = [
+            [score * weight for score in column] if weight != 1 else column
+            for column, weight in zip(
+                columns, [self.score_plugin_weight[name] for name in names], strict=True
+            )
+        ]
+        rows = zip(*weighted_columns, strict=True) if weighted_columns else [()] * len(nodes)
+        of_weighted = NodePluginScores.of_weighted
+        return [
+            of_weighted(node_info.node_name, names, row)
+            for node_info, row in zip(nodes, rows, strict=True)
+        ]
 
     # ----------------------------------------------------------------------------------------
     # Scheduling cycle: Reserve, Permit
@@ -804,6 +933,41 @@ class Framework:
 
     def has_score_plugins(self) -> bool:
         return bool(self.score_plugins)
+
+
+class _EveryNode:
+    """Contains every node name: a nominator that cannot list its nodes is asked per node."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+    def __bool__(self) -> bool:
+        return True
+
+
+_EVERY_NODE = _EveryNode()
+
+
+def _filter_failure(plugin: Plugin, status: Status) -> Status:
+    """A Filter plugin's failure as the runtime reports it: rejections named, errors wrapped."""
+    if not status.is_rejected():
+        status = wrap_error(status, f'running "{plugin.name}" filter plugin')
+    status.plugin = plugin.name
+    return status
+
+
+def _invalid_score(names: Sequence[str], columns: list[list[int]]) -> Status:
+    """The error for the first out-of-range score, looking node by node, plugin by plugin."""
+    for index in range(len(columns[0])):
+        for name, column in zip(names, columns, strict=True):
+            score = column[index]
+            if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                return Status.error(
+                    "applying score defaultWeights on Score plugins: "
+                    f'plugin "{name}" returns an invalid score {score}, it should in '
+                    f"the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                )
+    raise AssertionError("no invalid score")
 
 
 def permit_outcome_status(outcome: Status | None) -> Status | None:

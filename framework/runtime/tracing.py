@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from framework.interface.status import Status
-from framework.interface.types import NodePluginScores, NodeScore, PreFilterResult
+from framework.interface.status import Code, Status
+from framework.interface.types import NodePluginScores, PreFilterResult
 
 if TYPE_CHECKING:
+    from framework.interface.node_info import NodeInfo
     from framework.interface.plugins import ScorePlugin
 
 
@@ -54,26 +56,56 @@ def pre_filter_data(result: PreFilterResult | None, skipped: set[str]) -> dict[s
 def score_data(
     plugins: list[ScorePlugin],
     raw: dict[str, list[int]] | None,
-    table: dict[str, list[NodeScore]],
+    table: dict[str, list[int]],
     result: list[NodePluginScores],
     weights: dict[str, int],
 ) -> dict[str, Any]:
     """The score table of docs/trace.md: per plugin, per node, raw / normalized / weighted."""
+    names = [node.name for node in result]
     scores: dict[str, dict[str, dict[str, int]]] = {}
     for plugin in plugins:
         weight = weights[plugin.name]
         column = table[plugin.name]
-        raw_column = raw[plugin.name] if raw is not None else [s.score for s in column]
+        raw_column = raw[plugin.name] if raw is not None else column
         scores[plugin.name] = {
-            entry.name: {
-                "raw": raw_value,
-                "normalized": entry.score,
-                "weighted": entry.score * weight,
-            }
-            for entry, raw_value in zip(column, raw_column, strict=True)
+            name: {"raw": raw_value, "normalized": score, "weighted": score * weight}
+            for name, raw_value, score in zip(names, raw_column, column, strict=True)
         }
     return {
         "weights": {p.name: weights[p.name] for p in plugins},
         "scores": scores,
         "totals": {node.name: node.total_score for node in result},
     }
+
+
+def filter_batch_data(
+    nodes: Sequence[NodeInfo], statuses: list[Status | None]
+) -> tuple[str, list[str], dict[str, Any]]:
+    """(code, reasons, data) of a Filter batch event: the nodes, and those that did not pass.
+
+    The event's code is Success when every node passed, else the first failure's code.
+    """
+    failed: dict[str, dict[str, Any]] = {}
+    for node_info, status in zip(nodes, statuses, strict=True):
+        if status is not None and status.code != Code.SUCCESS:
+            failed[node_info.node_name] = {
+                "code": str(status.code),
+                "reasons": list(status.all_reasons()),
+            }
+    code = next(iter(failed.values()))["code"] if failed else "Success"
+    data: dict[str, Any] = {"nodes": [n.node_name for n in nodes]}
+    if failed:
+        data["failed"] = failed
+    return code, [], data
+
+
+def score_batch_data(
+    nodes: Sequence[NodeInfo], result: tuple[list[int], Status | None]
+) -> tuple[str, list[str], dict[str, Any]]:
+    """(code, reasons, data) of a Score batch event: the nodes and their raw scores."""
+    scores, status = result
+    data: dict[str, Any] = {"nodes": [n.node_name for n in nodes]}
+    if status is not None and status.code != Code.SUCCESS:
+        return str(status.code), list(status.all_reasons()), data
+    data["scores"] = list(scores)
+    return "Success", [], data

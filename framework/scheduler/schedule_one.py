@@ -295,30 +295,33 @@ class ScheduleOne:
     ) -> list[NodeInfo]:
         """Filters nodes from the rotating start index until enough feasible ones are found.
 
-        Upstream checks nodes in parallel and stops at ``numNodesToFind`` feasible ones; this
-        checks them one after another in the same order, which finds the same nodes.
+        Upstream checks nodes in parallel and stops at ``numNodesToFind`` feasible ones. This
+        checks them in the same order, in batches no larger than the number still to find, so
+        it looks at exactly the nodes a one-by-one walk would and finds the same ones.
         """
         start = perf_counter()
         num_all = len(nodes)
         to_find = self.num_feasible_nodes_to_find(framework.percentage_of_nodes_to_score, num_all)
         if not self._has_extender_filters() and not self._has_scoring(framework):
             to_find = 1
-        offset = self.next_start_node_index
+        shift = self.next_start_node_index % num_all if num_all else 0
+        ordered = nodes[shift:] + nodes[:shift]
         if not framework.has_filter_plugins():
-            return [nodes[(offset + i) % num_all] for i in range(min(to_find, num_all))]
+            return ordered[:to_find]
         feasible: list[NodeInfo] = []
-        for i in range(num_all):
-            node_info = nodes[(offset + i) % num_all]
-            status = framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
-            if status is None or status.code == Code.SUCCESS:
-                feasible.append(node_info)
-                if len(feasible) >= to_find:
-                    break
-                continue
-            if status.code == Code.ERROR:
-                raise _CycleError(Status.as_status(status.as_error()))
-            diagnosis.node_to_status.set(node_info.node_name, status)
-            diagnosis.add_plugin_status(status)
+        checked = 0
+        while checked < num_all and len(feasible) < to_find:
+            batch = ordered[checked : checked + to_find - len(feasible)]
+            checked += len(batch)
+            statuses = framework.run_filter_plugins_with_nominated_pods_on_nodes(state, pod, batch)
+            for node_info, status in zip(batch, statuses, strict=True):
+                if status is None or status.code == Code.SUCCESS:
+                    feasible.append(node_info)
+                    continue
+                if status.code == Code.ERROR:
+                    raise _CycleError(Status.as_status(status.as_error()))
+                diagnosis.node_to_status.set(node_info.node_name, status)
+                diagnosis.add_plugin_status(status)
         self._emit_filter_summary(framework, pod, start, feasible, diagnosis)
         return feasible
 
