@@ -8,6 +8,7 @@ ResourceClaims are rejected at PreFilter: claim allocation is not simulated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
@@ -24,6 +25,8 @@ from framework.interface.events import (
 )
 from framework.interface.node_info import NodeInfo
 from framework.interface.plugins import (
+    BatchScoreExtensions,
+    BatchScorePlugin,
     EnqueueExtensions,
     FilterPlugin,
     PostFilterPlugin,
@@ -31,8 +34,6 @@ from framework.interface.plugins import (
     PreEnqueuePlugin,
     PreFilterPlugin,
     ReservePlugin,
-    ScoreExtensions,
-    ScorePlugin,
 )
 from framework.interface.status import Code, Status
 from framework.interface.types import (
@@ -51,7 +52,10 @@ from framework.plugins.dynamicresources.extended_resources import (
     resources_needing_dra,
 )
 from framework.plugins.feature import Features
-from framework.plugins.helper.normalize_score import default_normalize_score
+from framework.plugins.helper.normalize_score import (
+    default_normalize_score,
+    default_normalize_score_values,
+)
 from framework.storage import lookup
 
 STATE_KEY = names.DYNAMIC_RESOURCES
@@ -82,8 +86,8 @@ class DynamicResources(
     PreFilterPlugin,
     FilterPlugin,
     PostFilterPlugin,
-    ScorePlugin,
-    ScoreExtensions,
+    BatchScorePlugin,
+    BatchScoreExtensions,
     ReservePlugin,
     PreBindPlugin,
     EnqueueExtensions,
@@ -239,7 +243,16 @@ class DynamicResources(
         # Without allocated subrequests there is nothing to prefer.
         return 0, None
 
-    def score_extensions(self) -> ScoreExtensions:
+    def score_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Every node scores the same, so the state is read once."""
+        if not self.enabled or not self.features.enable_dra_prioritized_list:
+            return [0] * len(node_infos), None
+        data, status = _read_state(state)
+        return [0] * len(node_infos), status if data is None else None
+
+    def score_extensions(self) -> BatchScoreExtensions:
         return self
 
     def normalize_score(
@@ -248,6 +261,13 @@ class DynamicResources(
         if not self.enabled:
             return None
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_values(
+        self, state: CycleState, pod: Pod, scores: list[int]
+    ) -> Status | None:
+        if not self.enabled:
+            return None
+        return default_normalize_score_values(MAX_NODE_SCORE, False, scores)
 
     # -- Reserve, PreBind ----------------------------------------------------------------------
 

@@ -15,14 +15,24 @@ def default_normalize_score(
     With ``reverse`` the lowest raw score wins. When every score is 0 nothing changes, except
     that reversed scores all become ``max_priority``.
     """
-    max_count = max((entry.score for entry in scores), default=0)
-    max_count = max(max_count, 0)
+    values = [entry.score for entry in scores]
+    default_normalize_score_values(max_priority, reverse, values)
+    for entry, value in zip(scores, values, strict=True):
+        entry.score = value
+    return None
+
+
+def default_normalize_score_values(
+    max_priority: int, reverse: bool, scores: list[int]
+) -> Status | None:
+    """``default_normalize_score`` on plain scores in node order, rewritten in place."""
+    max_count = max(max(scores, default=0), 0)
     if max_count == 0:
         if reverse:
-            for entry in scores:
-                entry.score = max_priority
+            scores[:] = [max_priority] * len(scores)
         return None
-    for entry in scores:
-        score = go_div(max_priority * entry.score, max_count)
-        entry.score = max_priority - score if reverse else score
+    if reverse:
+        scores[:] = [max_priority - go_div(max_priority * s, max_count) for s in scores]
+    else:
+        scores[:] = [go_div(max_priority * s, max_count) for s in scores]
     return None

@@ -6,11 +6,12 @@ pull every pod onto the few nodes that happen to have it (the "node heating" pro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from framework.api.pod import Pod
 from framework.interface.cycle_state import CycleState
-from framework.interface.plugins import ScorePlugin
+from framework.interface.plugins import BatchScorePlugin
 from framework.interface.status import Status
 from framework.interface.types import MAX_NODE_SCORE
 from framework.plugins import names
@@ -28,7 +29,7 @@ MAX_CONTAINER_THRESHOLD = 1000 * MB
 _IMAGE_VOLUME = "image"
 
 
-class ImageLocality(ScorePlugin):
+class ImageLocality(BatchScorePlugin):
     """Scores by the spread-scaled total size of the pod's images present on the node."""
 
     name = names.IMAGE_LOCALITY
@@ -41,6 +42,27 @@ class ImageLocality(ScorePlugin):
         image_scores = sum_image_scores(node_info, pod, total_num_nodes)
         num_containers = len(pod.spec.init_containers) + len(pod.spec.containers)
         return calculate_priority(image_scores, num_containers), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Names are normalized once; a node that has none of the images scores the floor."""
+        total_num_nodes = len(self.handle.snapshot_shared_lister().node_infos().list())
+        images = [normalized_image_name(image) for image in _pod_images(pod)]
+        num_containers = len(pod.spec.init_containers) + len(pod.spec.containers)
+        floor = calculate_priority(0, num_containers)
+        scores = [floor] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            image_states = node_info.image_states
+            if not image_states or not any(name in image_states for name in images):
+                continue
+            total = sum(
+                scaled_image_score(image_states[name], total_num_nodes)
+                for name in images
+                if name in image_states
+            )
+            scores[index] = calculate_priority(total, num_containers)
+        return scores, None
 
 
 def calculate_priority(sum_scores: int, num_containers: int) -> int:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from framework.api.pod import Pod
 from framework.interface.cycle_state import CycleState
 from framework.interface.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from framework.interface.plugins import EnqueueExtensions, FilterPlugin
+from framework.interface.plugins import BatchFilterPlugin, EnqueueExtensions
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.feature import Features
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 ERR_REASON = "node(s) didn't match the requested node name"
 
 
-class NodeName(FilterPlugin, EnqueueExtensions):
+class NodeName(BatchFilterPlugin, EnqueueExtensions):
     """Rejects every node but the one in ``spec.nodeName``, when set."""
 
     name = names.NODE_NAME
@@ -30,6 +31,13 @@ class NodeName(FilterPlugin, EnqueueExtensions):
         if not fits(pod, node_info):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
         return None
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        if not pod.spec.node_name:
+            return [None] * len(node_infos)
+        return [self.filter(state, pod, node_info) for node_info in node_infos]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # Only a new node can help. Without hints, a Node/Add can be missed by the queue's

@@ -7,6 +7,7 @@ even scores towards 100, one that becomes less even towards 50, no change gives 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
@@ -17,7 +18,7 @@ from framework.config.validation_pluginargs import (
 )
 from framework.interface.cycle_state import CycleState, NotFoundError
 from framework.interface.node_info import NodeInfo
-from framework.interface.plugins import PreScorePlugin, ScorePlugin
+from framework.interface.plugins import BatchScorePlugin, PreScorePlugin
 from framework.interface.status import Code, Status
 from framework.interface.types import MAX_NODE_SCORE
 from framework.plugins import names
@@ -44,7 +45,7 @@ class _PreScoreState:
         return self
 
 
-class BalancedAllocation(PreScorePlugin, ScorePlugin):
+class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
     """Scores how evenly the node's resources would be used with the pod on it."""
 
     name = names.NODE_RESOURCES_BALANCED_ALLOCATION
@@ -63,6 +64,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             names.NODE_RESOURCES_BALANCED_ALLOCATION,
             balanced_resource_scorer,
             args.resources,
+            batch_scorer=balanced_resource_batch_scorer,
             use_requested=True,
             enable_in_place_pod_vertical_scaling=features.enable_in_place_pod_vertical_scaling,
             enable_pod_level_resources=features.enable_pod_level_resources,
@@ -90,6 +92,17 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
                 return 0, None
         return self.scorer.score(node_info, pod_requests)
 
+    def score_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        try:
+            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
+        except NotFoundError:
+            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
+            if is_best_effort_pod(pod_requests):
+                return [0] * len(node_infos), None
+        return self.scorer.score_nodes(node_infos, pod_requests)
+
 
 def balanced_resource_scorer(
     requested: list[int], allocated: list[int], allocatable: list[int]
@@ -102,6 +115,39 @@ def balanced_resource_scorer(
     score_without_pod = balanced_resource_score(allocated, allocatable)
     half = go_div(MAX_NODE_SCORE, 2)
     return half + go_div(half + score_with_pod - score_without_pod, 2)
+
+
+def balanced_resource_batch_scorer(
+    pod_requests: list[int], allocatable: list[list[int]], allocated: list[list[int]]
+) -> list[int] | None:
+    """``balanced_resource_scorer`` by columns, for the usual shape only: two resources that
+    every node has (None otherwise). The float steps are the per-node ones, in the same order;
+    both balances lie in [50, 100], so Go's truncating halving is Python's floor here.
+    """
+    if len(allocatable) != 2 or not all(allocatable[0]) or not all(allocatable[1]):
+        return None
+    wanted0, wanted1 = pod_requests
+    top = float(MAX_NODE_SCORE)
+    half = MAX_NODE_SCORE // 2
+    scores = []
+    for capacity0, used0, capacity1, used1 in zip(
+        allocatable[0], allocated[0], allocatable[1], allocated[1], strict=True
+    ):
+        c0, c1 = float(capacity0), float(capacity1)
+        with0, with1 = float(used0 + wanted0) / c0, float(used1 + wanted1) / c1
+        without0, without1 = float(used0) / c0, float(used1) / c1
+        if with0 > 1.0:
+            with0 = 1.0
+        if with1 > 1.0:
+            with1 = 1.0
+        if without0 > 1.0:
+            without0 = 1.0
+        if without1 > 1.0:
+            without1 = 1.0
+        with_pod = int((1 - abs((with0 - with1) / 2)) * top)
+        without_pod = int((1 - abs((without0 - without1) / 2)) * top)
+        scores.append(half + (half + with_pod - without_pod) // 2)
+    return scores
 
 
 def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:

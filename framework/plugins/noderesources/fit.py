@@ -7,7 +7,7 @@ RequestedToCapacityRatio) to the configured resources.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,18 +43,21 @@ from framework.interface.events import (
 )
 from framework.interface.node_info import NodeInfo, Resource
 from framework.interface.plugins import (
+    BatchFilterPlugin,
+    BatchScorePlugin,
     EnqueueExtensions,
-    FilterPlugin,
     PreFilterPlugin,
     PreScorePlugin,
-    ScorePlugin,
 )
 from framework.interface.status import Code, Status, StatusError
 from framework.interface.types import PreFilterResult
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
-from framework.plugins.noderesources.least_allocated import least_resource_scorer
+from framework.plugins.noderesources.least_allocated import (
+    least_resource_batch_scorer,
+    least_resource_scorer,
+)
 from framework.plugins.noderesources.most_allocated import most_resource_scorer
 from framework.plugins.noderesources.requested_to_capacity_ratio import (
     requested_to_capacity_ratio_scorer,
@@ -219,7 +222,10 @@ def has_restartable_init_container(pod: Pod) -> bool:
 
 def _least_allocated(strategy: ScoringStrategy) -> ResourceAllocationScorer:
     return ResourceAllocationScorer(
-        LEAST_ALLOCATED, least_resource_scorer(strategy.resources), strategy.resources
+        LEAST_ALLOCATED,
+        least_resource_scorer(strategy.resources),
+        strategy.resources,
+        batch_scorer=least_resource_batch_scorer(strategy.resources),
     )
 
 
@@ -264,7 +270,7 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
 # -- the plugin ---------------------------------------------------------------------------------
 
 
-class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
+class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, EnqueueExtensions):
     """Checks that a node has enough resources for the pod and scores how it would fit."""
 
     name = names.NODE_RESOURCES_FIT
@@ -427,6 +433,34 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return Status(code, *(r.reason for r in insufficient))
 
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Nodes with room for every requested amount pass at a glance; the others (and pods
+        with scalar resources) go through ``filter``, which says what is missing."""
+        try:
+            pre_filter_state = state.read(PRE_FILTER_STATE_KEY)
+        except NotFoundError:
+            return [self.filter(state, pod, node_info) for node_info in node_infos]
+        if pre_filter_state.scalars_to_check:
+            return [self.filter(state, pod, node_info) for node_info in node_infos]
+        request = pre_filter_state.request
+        cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
+        statuses: list[Status | None] = [None] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            allocatable, requested = node_info.allocatable, node_info.requested
+            if (
+                len(node_info.pods) + 1 > allocatable.allowed_pod_number
+                or (cpu > 0 and cpu > allocatable.milli_cpu - requested.milli_cpu)
+                or (memory > 0 and memory > allocatable.memory - requested.memory)
+                or (
+                    storage > 0
+                    and storage > allocatable.ephemeral_storage - requested.ephemeral_storage
+                )
+            ):
+                statuses[index] = self.filter(state, pod, node_info)
+        return statuses
+
     # -- scoring -------------------------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -443,6 +477,15 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             # PreScore is disabled in this profile: work it out here.
             pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
         return self.scorer.score(node_info, pod_requests)
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        try:
+            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
+        except NotFoundError:
+            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score_nodes(node_infos, pod_requests)
 
 
 # -- node hints ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ allocated amounts per configured resource, and a strategy that turns them into a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from framework.api.pod import Pod
 from framework.api.resources import (
@@ -24,6 +25,28 @@ Scorer = Callable[[list[int], list[int], list[int]], int]
 ``requested`` already includes the incoming pod; ``allocated`` is what the node's pods use.
 """
 
+BatchScorer = Callable[[list[int], list[list[int]], list[list[int]]], list[int] | None]
+"""``batch(pod_requests, allocatable, allocated) -> scores``: the Scorer over many nodes at once.
+
+``allocatable`` and ``allocated`` hold one column per resource, one entry per node (a resource
+left out is a column of zeros). Returns None for a shape it does not handle; the nodes are then
+scored one by one.
+"""
+
+_COLUMNS: dict[tuple[str, bool], tuple[Callable[[NodeInfo], int], Callable[[NodeInfo], int]]] = {
+    (RESOURCE_CPU, False): (
+        attrgetter("allocatable.milli_cpu"),
+        attrgetter("non_zero_requested.milli_cpu"),
+    ),
+    (RESOURCE_CPU, True): (attrgetter("allocatable.milli_cpu"), attrgetter("requested.milli_cpu")),
+    (RESOURCE_MEMORY, False): (
+        attrgetter("allocatable.memory"),
+        attrgetter("non_zero_requested.memory"),
+    ),
+    (RESOURCE_MEMORY, True): (attrgetter("allocatable.memory"), attrgetter("requested.memory")),
+}
+"""(resource, use_requested) -> readers of a node's allocatable and allocated amounts."""
+
 
 class ResourceAllocationScorer:
     """Scores a node from per-resource amounts, as configured by a strategy.
@@ -35,6 +58,7 @@ class ResourceAllocationScorer:
 
     __slots__ = (
         "_is_scalar",
+        "batch_scorer",
         "enable_in_place_pod_level_resources_vertical_scaling",
         "enable_in_place_pod_vertical_scaling",
         "enable_pod_level_resources",
@@ -54,9 +78,11 @@ class ResourceAllocationScorer:
         enable_in_place_pod_vertical_scaling: bool = False,
         enable_pod_level_resources: bool = False,
         enable_in_place_pod_level_resources_vertical_scaling: bool = False,
+        batch_scorer: BatchScorer | None = None,
     ) -> None:
         self.name = name
         self.scorer = scorer
+        self.batch_scorer = batch_scorer
         self.resources = list(resources)
         self.use_requested = use_requested
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
@@ -73,6 +99,42 @@ class ResourceAllocationScorer:
             node_info, pod_requests
         )
         return self.scorer(requested, allocated, allocatable), None
+
+    def score_nodes(
+        self, node_infos: Sequence[NodeInfo], pod_requests: list[int]
+    ) -> tuple[list[int], Status | None]:
+        """``score`` for every node: by columns when the strategy has a batch form."""
+        if not self.resources:
+            return [], Status(Code.ERROR, "resources not found")
+        if self.batch_scorer is not None and node_infos:
+            allocatable, allocated = self._columns(node_infos, pod_requests)
+            scores = self.batch_scorer(pod_requests, allocatable, allocated)
+            if scores is not None:
+                return scores, None
+        scorer, calculate = self.scorer, self.calculate_node_allocatable_request
+        return [scorer(*calculate(node_info, pod_requests)) for node_info in node_infos], None
+
+    def _columns(
+        self, node_infos: Sequence[NodeInfo], pod_requests: list[int]
+    ) -> tuple[list[list[int]], list[list[int]]]:
+        """Per resource, every node's allocatable and allocated amounts, as
+        ``calculate_node_allocatable_request`` reads them (a node without the resource: 0, 0)."""
+        allocatable, allocated = [], []
+        for i, spec in enumerate(self.resources):
+            if pod_requests[i] == 0 and self._is_scalar[i]:
+                zeros = [0] * len(node_infos)
+                allocatable.append(zeros)
+                allocated.append(zeros)
+                continue
+            readers = _COLUMNS.get((spec.name, self.use_requested))
+            if readers is not None:
+                allocatable.append(list(map(readers[0], node_infos)))
+                allocated.append(list(map(readers[1], node_infos)))
+                continue
+            pairs = [self.calculate_resource_allocatable_request(n, spec.name) for n in node_infos]
+            allocatable.append([capacity for capacity, _ in pairs])
+            allocated.append([used if capacity else 0 for capacity, used in pairs])
+        return allocatable, allocated
 
     def calculate_node_allocatable_request(
         self, node_info: NodeInfo, pod_requests: list[int]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from framework.api.node import Node
@@ -21,7 +22,7 @@ from framework.interface.events import (
     EventResource,
     QueueingHint,
 )
-from framework.interface.plugins import EnqueueExtensions, FilterPlugin
+from framework.interface.plugins import BatchFilterPlugin, EnqueueExtensions
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.feature import Features
@@ -36,7 +37,7 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, effect=TAINT_EFFECT_NO_SCHEDULE)
 
 
-class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
+class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
     """Rejects unschedulable nodes unless the pod tolerates the unschedulable taint."""
 
     name = names.NODE_UNSCHEDULABLE
@@ -51,6 +52,16 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
         if self._tolerates_unschedulable(pod.spec.tolerations):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Only cordoned nodes need a closer look."""
+        statuses: list[Status | None] = [None] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            if node_info.node.spec.unschedulable:
+                statuses[index] = self.filter(state, pod, node_info)
+        return statuses
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         if not self.enable_scheduling_queue_hint:

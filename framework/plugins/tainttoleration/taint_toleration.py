@@ -3,6 +3,7 @@ nodes with fewer untolerated PreferNoSchedule taints."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from framework.api.node import Node
@@ -23,17 +24,20 @@ from framework.interface.events import (
     QueueingHint,
 )
 from framework.interface.plugins import (
+    BatchFilterPlugin,
+    BatchScoreExtensions,
+    BatchScorePlugin,
     EnqueueExtensions,
-    FilterPlugin,
     PreScorePlugin,
-    ScoreExtensions,
-    ScorePlugin,
 )
 from framework.interface.status import Code, Status
 from framework.interface.types import MAX_NODE_SCORE, NodeScore
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.helper.normalize_score import default_normalize_score
+from framework.plugins.helper.normalize_score import (
+    default_normalize_score,
+    default_normalize_score_values,
+)
 from framework.plugins.helper.taint import do_not_schedule_taints_filter_func
 from framework.plugins.helper.typed import as_typed
 
@@ -59,7 +63,7 @@ class _PreScoreState:
 
 
 class TaintToleration(
-    FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions
+    BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, BatchScoreExtensions, EnqueueExtensions
 ):
     """Filter on hard taints; score by the count of untolerated PreferNoSchedule taints."""
 
@@ -75,6 +79,16 @@ class TaintToleration(
         if self._untolerated_taint(node_info.node, pod) is None:
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Only tainted nodes need a closer look."""
+        statuses: list[Status | None] = [None] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            if node_info.node.spec.taints:
+                statuses[index] = self.filter(state, pod, node_info)
+        return statuses
 
     # Score
 
@@ -93,7 +107,25 @@ class TaintToleration(
         )
         return count, None
 
-    def score_extensions(self) -> ScoreExtensions:
+    def score_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        try:
+            pre_score: _PreScoreState = state.read(PRE_SCORE_STATE_KEY)  # type: ignore[assignment]
+        except NotFoundError as err:
+            message = f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {err}'
+            return [], Status.error(message)
+        tolerations = pre_score.tolerations_prefer_no_schedule
+        scores = [0] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            taints = node_info.node.spec.taints
+            if taints:
+                scores[index] = self._count_intolerable_taints_prefer_no_schedule(
+                    taints, tolerations
+                )
+        return scores, None
+
+    def score_extensions(self) -> BatchScoreExtensions:
         return self
 
     def normalize_score(
@@ -101,6 +133,11 @@ class TaintToleration(
     ) -> Status | None:
         # More untolerated taints is worse, hence reversed.
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_score_values(
+        self, state: CycleState, pod: Pod, scores: list[int]
+    ) -> Status | None:
+        return default_normalize_score_values(MAX_NODE_SCORE, True, scores)
 
     # Queueing
 
