@@ -382,11 +382,12 @@ class NodeInfo:
     """
 
     __slots__ = (
-        "_node",
         "allocatable",
         "declared_features",
         "generation",
         "image_states",
+        "node",
+        "node_name",
         "non_zero_requested",
         "pods",
         "pods_with_affinity",
@@ -397,7 +398,10 @@ class NodeInfo:
     )
 
     def __init__(self, *pods: Pod) -> None:
-        self._node: Node | None = None
+        self.node: Node | None = None
+        """The node object; None when it is not (or no longer) known. Set with ``set_node``."""
+        self.node_name = ""
+        """The node's name, or ``""`` without a node (kept with ``node``: read on hot paths)."""
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -414,24 +418,17 @@ class NodeInfo:
 
     # -- the node -----------------------------------------------------------------------------
 
-    @property
-    def node(self) -> Node | None:
-        return self._node
-
-    @property
-    def node_name(self) -> str:
-        """The node's name, or ``""`` when the node object is not (or no longer) known."""
-        return self._node.name if self._node is not None else ""
-
     def set_node(self, node: Node) -> None:
-        self._node = node
+        self.node = node
+        self.node_name = node.name
         self.allocatable = Resource.from_resource_list(node.status.allocatable)
         self.declared_features = frozenset(node.status.declared_features)
         self.generation = next_generation()
 
     def remove_node(self) -> None:
         """Forget the node object but keep the pods (they may still be terminating)."""
-        self._node = None
+        self.node = None
+        self.node_name = ""
         self.generation = next_generation()
 
     # -- pods ---------------------------------------------------------------------------------
@@ -508,7 +505,8 @@ class NodeInfo:
         """A snapshot (upstream ``Snapshot()``): lists and counters are copied, the node and
         the PodInfos are shared, image states lose their node sets."""
         copy = NodeInfo.__new__(NodeInfo)
-        copy._node = self._node
+        copy.node = self.node
+        copy.node_name = self.node_name
         copy.pods = list(self.pods)
         copy.pods_with_affinity = list(self.pods_with_affinity)
         copy.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

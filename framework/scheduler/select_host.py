@@ -11,17 +11,16 @@ from __future__ import annotations
 from framework.interface.types import NodePluginScores
 
 
-def _less(a: NodePluginScores, b: NodePluginScores) -> bool:
-    return a.total_score > b.total_score or (
-        a.total_score == b.total_score and a.randomizer > b.randomizer
-    )
-
-
 class SortedNodeScores:
-    """Scored nodes, popped best first (upstream sortedNodeScores over a nodeScoreHeap)."""
+    """Scored nodes, popped best first (upstream sortedNodeScores over a nodeScoreHeap).
+
+    The heap orders ``(total_score, randomizer)`` keys, largest first: the comparison upstream's
+    ``Less`` makes, done on tuples because a cycle sifts hundreds of nodes.
+    """
 
     def __init__(self, scores: list[NodePluginScores]) -> None:
         self._heap = list(scores)
+        self._keys = [(s.total_score, s.randomizer) for s in self._heap]
         n = len(self._heap)
         for i in range(n // 2 - 1, -1, -1):
             self._down(i, n)
@@ -34,24 +33,26 @@ class SortedNodeScores:
         return self.pop_score().name
 
     def pop_score(self) -> NodePluginScores:
-        heap = self._heap
+        heap, keys = self._heap, self._keys
         n = len(heap) - 1
         heap[0], heap[n] = heap[n], heap[0]
+        keys[0], keys[n] = keys[n], keys[0]
         self._down(0, n)
+        keys.pop()
         return heap.pop()
 
-    def _down(self, i0: int, n: int) -> None:
-        heap = self._heap
-        i = i0
+    def _down(self, i: int, n: int) -> None:
+        heap, keys = self._heap, self._keys
         while True:
             left = 2 * i + 1
             if left >= n or left < 0:
                 break
             child = left
             right = left + 1
-            if right < n and _less(heap[right], heap[left]):
+            if right < n and keys[right] > keys[left]:
                 child = right
-            if not _less(heap[child], heap[i]):
+            if not keys[child] > keys[i]:
                 break
             heap[i], heap[child] = heap[child], heap[i]
+            keys[i], keys[child] = keys[child], keys[i]
             i = child
