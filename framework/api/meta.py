@@ -165,7 +165,9 @@ class KubeObject:
         return data
 
     def deep_copy(self) -> Self:
-        return copy.deepcopy(self)
+        """An independent copy. The manifest is shared: it is never modified (see above), and
+        copying it would double the cost of the copies the scheduler makes of every pod."""
+        return copy.deepcopy(self, {id(self.manifest): self.manifest})
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"

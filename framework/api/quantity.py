@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -178,6 +178,14 @@ class Quantity:
 
     def __hash__(self) -> int:
         return hash(self._nanos)
+
+    # A quantity never changes once built (only its canonical text is cached), so copies of
+    # the objects holding it can share it.
+    def __copy__(self) -> Quantity:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Quantity:
+        return self
 
     # -- printing -------------------------------------------------------------------------
 

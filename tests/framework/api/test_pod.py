@@ -209,6 +209,16 @@ def test_deep_copy_is_independent():
     assert q.uid == p.uid
 
 
+def test_deep_copy_shares_only_what_never_changes():
+    p = pod()
+    q = p.deep_copy()
+    q.metadata.labels["added"] = "x"
+    q.spec.containers[0].resources.requests.clear()
+    assert "added" not in p.metadata.labels
+    assert p.spec.containers[0].resources.requests
+    assert q.manifest is p.manifest
+
+
 def test_status_reads_container_resources_for_in_place_resize():
     data = copy.deepcopy(WEB)
     data["status"] = {

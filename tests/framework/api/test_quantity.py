@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from framework.api.quantity import (
@@ -435,3 +437,9 @@ def test_it_rejects_values_that_are_not_quantities(value):
 def test_equal_quantities_hash_alike_whatever_their_suffix():
     assert hash(Quantity.parse("1Ki")) == hash(Quantity.parse("1024"))
     assert {Quantity.parse("1k"), Quantity.parse("1000")} == {Quantity.parse("1e3")}
+
+
+def test_copies_share_a_quantity_since_it_never_changes():
+    q = Quantity.parse("1.5Gi")
+    assert copy.copy(q) is q
+    assert copy.deepcopy({"memory": q})["memory"] is q
