@@ -71,6 +71,28 @@ class NodePluginScores:
         node_scores._weighted = weighted
         return node_scores
 
+    @classmethod
+    def of_weighted_columns(
+        cls, node_names: list[str], plugin_names: Sequence[str], columns: list[list[int]]
+    ) -> list[NodePluginScores]:
+        """``of_weighted`` for every node, from one column of weighted scores per plugin.
+
+        Built field by field: the runtime makes one per scored node, hundreds per cycle.
+        """
+        rows = list(zip(*columns, strict=True)) if columns else [()] * len(node_names)
+        new = cls.__new__
+        result = []
+        for name, row, total in zip(node_names, rows, map(sum, rows), strict=True):
+            node_scores = new(cls)
+            node_scores.name = name
+            node_scores._scores = None
+            node_scores._plugin_names = plugin_names
+            node_scores._weighted = row
+            node_scores.total_score = total
+            node_scores.randomizer = 0
+            result.append(node_scores)
+        return result
+
     @property
     def scores(self) -> list[PluginScore]:
         if self._scores is None:

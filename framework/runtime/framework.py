@@ -421,6 +421,8 @@ class Framework:
                 continue
             batch = nodes if len(pending) == len(nodes) else [nodes[i] for i in pending]
             results = self._filter_batch(plugin, state, pod, batch)
+            if results.count(None) == len(results):
+                continue  # every node passed: the usual case, checked without a Python loop
             failed = [
                 k
                 for k, status in enumerate(results)
@@ -697,12 +699,9 @@ class Framework:
                 columns, [self.score_plugin_weight[name] for name in names], strict=True
             )
         ]
-        rows = zip(*weighted_columns, strict=True) if weighted_columns else [()] * len(nodes)
-        of_weighted = NodePluginScores.of_weighted
-        return [
-            of_weighted(node_info.node_name, names, row)
-            for node_info, row in zip(nodes, rows, strict=True)
-        ]
+        return NodePluginScores.of_weighted_columns(
+            [node_info.node_name for node_info in nodes], names, weighted_columns
+        )
 
     # ----------------------------------------------------------------------------------------
     # Scheduling cycle: Reserve, Permit

@@ -103,16 +103,43 @@ class ResourceAllocationScorer:
     def score_nodes(
         self, node_infos: Sequence[NodeInfo], pod_requests: list[int]
     ) -> tuple[list[int], Status | None]:
-        """``score`` for every node: by columns when the strategy has a batch form."""
+        """``score`` for every node, each distinct set of amounts scored once.
+
+        Nodes with the same allocatable and allocated amounts get the same score, and most
+        nodes of a cluster look alike. The distinct sets are scored by the strategy's batch
+        form when it has one, else one by one with ``scorer``.
+        """
         if not self.resources:
             return [], Status(Code.ERROR, "resources not found")
-        if self.batch_scorer is not None and node_infos:
-            allocatable, allocated = self._columns(node_infos, pod_requests)
-            scores = self.batch_scorer(pod_requests, allocatable, allocated)
-            if scores is not None:
-                return scores, None
-        scorer, calculate = self.scorer, self.calculate_node_allocatable_request
-        return [scorer(*calculate(node_info, pod_requests)) for node_info in node_infos], None
+        if not node_infos:
+            return [], None
+        allocatable, allocated = self._columns(node_infos, pod_requests)
+        shapes = list(zip(*allocatable, *allocated, strict=True))
+        distinct = list(dict.fromkeys(shapes))
+        scores = None
+        if self.batch_scorer is not None:
+            columns = [list(column) for column in zip(*distinct, strict=True)]
+            count = len(self.resources)
+            scores = self.batch_scorer(pod_requests, columns[:count], columns[count:])
+        if scores is None:
+            scores = [self.scorer(*self._amounts(shape, pod_requests)) for shape in distinct]
+        by_shape = dict(zip(distinct, scores, strict=True))
+        return [by_shape[shape] for shape in shapes], None
+
+    def _amounts(
+        self, shape: tuple[int, ...], pod_requests: list[int]
+    ) -> tuple[list[int], list[int], list[int]]:
+        """``calculate_node_allocatable_request``'s lists for a node of this shape."""
+        count = len(self.resources)
+        requested, allocated, allocatable = [0] * count, [0] * count, [0] * count
+        for i in range(count):
+            capacity = shape[i]
+            if capacity == 0:
+                continue
+            allocatable[i] = capacity
+            allocated[i] = shape[count + i]
+            requested[i] = shape[count + i] + pod_requests[i]
+        return requested, allocated, allocatable
 
     def _columns(
         self, node_infos: Sequence[NodeInfo], pod_requests: list[int]
