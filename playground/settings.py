@@ -1,7 +1,16 @@
-"""Settings, read from environment variables with working defaults (SQLite, nothing to install)."""
+"""Settings, read from environment variables with working defaults.
+
+Two ways to run, same code (docs/playground.md):
+- embedded (default): SQLite, in-memory channel layer, in-memory Celery broker with the worker
+  running inside the web process. Nothing to install.
+- production: ``DATABASE_URL=postgres://...`` and ``REDIS_URL=redis://...`` select PostgreSQL,
+  the Redis channel layer and the Redis broker; web, scheduler worker and binding worker run as
+  separate processes (see Procfile).
+"""
 
 import os
 from pathlib import Path
+from urllib.parse import urlparse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -10,21 +19,52 @@ def envbool(name: str, default: str = "False") -> bool:
     return os.getenv(name, default).lower() in ("1", "true", "yes", "on")
 
 
+def envint(name: str, default: int) -> int:
+    return int(os.getenv(name, str(default)))
+
+
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.getenv(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict:
+    """``postgres://user:pass@host:port/name`` or ``sqlite:///path`` as a Django DATABASES entry."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": parsed.path or ":memory:"}
+    if parsed.scheme in ("postgres", "postgresql"):
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": parsed.path.lstrip("/"),
+            "USER": parsed.username or "",
+            "PASSWORD": parsed.password or "",
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", 60),
+        }
+    raise ValueError(f"DATABASE_URL: unsupported scheme {parsed.scheme!r} (postgres or sqlite)")
 
 
 SECRET_KEY = os.getenv("SECRET_KEY", "dev-only-insecure-key-change-me")
 DEBUG = envbool("DEBUG", "True")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = envlist(
+    "CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000"
+)
 
 INSTALLED_APPS = [
+    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "playground.workspaces",
+    "playground.scheduling",
+    "playground.live",
     "playground.front",
 ]
 
@@ -36,10 +76,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
 WSGI_APPLICATION = "playground.wsgi.application"
+ASGI_APPLICATION = "playground.asgi.application"
 
 TEMPLATES = [
     {
@@ -56,16 +98,51 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.getenv("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
+DATABASE_URL = os.getenv("DATABASE_URL", "")
+if DATABASE_URL:
+    DATABASES = {"default": database_from_url(DATABASE_URL)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.getenv("SQLITE_PATH", str(BASE_DIR / "var" / "playground.sqlite3")),
+            "OPTIONS": {"timeout": 20},
+        }
     }
+
+REDIS_URL = os.getenv("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Celery: Redis in production; otherwise an in-memory broker and a worker thread inside the
+# web process (playground.scheduling.embedded_worker), so one command runs everything.
+CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", REDIS_URL or "memory://")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ROUTES = {
+    "playground.scheduling.tasks.run_scheduler_service": {"queue": "scheduler"},
+    "playground.scheduling.tasks.run_binding_cycle": {"queue": "binding"},
 }
+EMBEDDED_WORKER = envbool("EMBEDDED_WORKER", "False" if REDIS_URL else "True")
+
+SCHEDULER_LEASE_SECONDS = envint("SCHEDULER_LEASE_SECONDS", 15)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "workspaces"
+LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -74,4 +151,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "static"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "WARNING")},
+}

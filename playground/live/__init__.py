@@ -1,0 +1,1 @@
+"""Live updates: Channels consumers and the groups the scheduler service broadcasts to."""

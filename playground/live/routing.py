@@ -1,0 +1,3 @@
+"""Websocket routes (consumers in playground/live/consumers.py)."""
+
+websocket_urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""The scheduler service: the engine running against a workspace, on Celery."""

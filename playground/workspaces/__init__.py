@@ -1,0 +1,1 @@
+"""Workspaces: an isolated simulated cluster, its scheduler configuration and its history."""

@@ -1,0 +1,272 @@
+"""What the playground stores: workspaces, their configuration, cluster objects and history.
+
+Cluster objects keep the full manifest as JSON beside the indexed columns queries need; every
+change is appended to ObjectChange, the log the scheduler service follows like a watch.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class Workspace(models.Model):
+    """An isolated simulated cluster with its own scheduler configuration, owned by a user."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspaces"
+    )
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="shared_workspaces"
+    )
+    paused = models.BooleanField(default=False, help_text="The scheduler stops popping pods.")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("workspace", args=[self.slug])
+
+    def can_access(self, user: Any) -> bool:
+        """Owners and members may see and change the workspace (and open its websockets)."""
+        if not user.is_authenticated:
+            return False
+        return (
+            user.is_superuser
+            or self.owner_id == user.id
+            or self.members.filter(pk=user.pk).exists()
+        )
+
+    def current_configuration(self) -> SchedulerConfiguration | None:
+        return self.configurations.order_by("-revision").first()
+
+
+class SchedulerConfiguration(models.Model):
+    """One revision of a workspace's KubeSchedulerConfiguration document (the history)."""
+
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="configurations"
+    )
+    revision = models.PositiveIntegerField()
+    text = models.TextField(help_text="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["workspace", "-revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "revision"], name="unique_config_revision")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workspace} r{self.revision}"
+
+
+class ClusterObject(models.Model):
+    """One Kubernetes object of a workspace: the manifest, plus columns for queries."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="objects")
+    kind = models.CharField(max_length=64, db_index=True)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253)
+    uid = models.CharField(max_length=64, db_index=True)
+    resource_version = models.BigIntegerField(default=0)
+    manifest = models.JSONField()
+    # Pod columns (empty for other kinds).
+    node_name = models.CharField(max_length=253, blank=True, db_index=True)
+    scheduler_name = models.CharField(max_length=253, blank=True)
+    priority = models.IntegerField(default=0)
+    phase = models.CharField(max_length=32, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["workspace", "kind", "namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "kind", "namespace", "name"], name="unique_object_key"
+            )
+        ]
+        indexes = [models.Index(fields=["workspace", "kind", "node_name"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+class ObjectChange(models.Model):
+    """The change log of a workspace's objects: what a watch on the cluster delivers, in order.
+
+    The id is the workspace-wide revision; the scheduler service reads changes after the last
+    id it processed, so a restarted service replays nothing twice and misses nothing.
+    """
+
+    ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="changes")
+    event_type = models.CharField(
+        max_length=8, choices=[(t, t) for t in (ADDED, MODIFIED, DELETED)]
+    )
+    kind = models.CharField(max_length=64)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253)
+    old_manifest = models.JSONField(null=True, blank=True)
+    new_manifest = models.JSONField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["workspace", "id"])]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.event_type} {self.kind} {self.namespace}/{self.name}"
+
+
+class SchedulingAttempt(models.Model):
+    """One scheduling (and binding) attempt of a pod, as the CLI reports it."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="attempts")
+    pod_key = models.CharField(max_length=507, db_index=True)
+    pod_uid = models.CharField(max_length=64, db_index=True)
+    profile = models.CharField(max_length=253)
+    cycle = models.PositiveIntegerField(default=0)
+    result = models.CharField(max_length=32)
+    node = models.CharField(max_length=253, blank=True)
+    message = models.TextField(blank=True)
+    evaluated_nodes = models.PositiveIntegerField(default=0)
+    feasible_nodes = models.PositiveIntegerField(default=0)
+    nominated_node = models.CharField(max_length=253, blank=True)
+    victims = models.JSONField(default=list, blank=True)
+    final_scores = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.pod_key} {self.result} {self.node}"
+
+
+class AttemptTrace(models.Model):
+    """Every trace event of an attempt, zlib-compressed JSON, loaded only when asked for.
+
+    Thousands of nodes times a dozen plugins fit easily (events compress ~20x), unlike the
+    256 KiB annotations the peer tool is limited to.
+    """
+
+    attempt = models.OneToOneField(
+        SchedulingAttempt, on_delete=models.CASCADE, related_name="trace"
+    )
+    data = models.BinaryField()
+    event_count = models.PositiveIntegerField(default=0)
+    raw_size = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"trace of {self.attempt}"
+
+    @classmethod
+    def pack(cls, attempt: SchedulingAttempt, events: list[dict[str, Any]]) -> AttemptTrace:
+        raw = json.dumps(events, separators=(",", ":")).encode()
+        return cls(
+            attempt=attempt, data=zlib.compress(raw, 6), event_count=len(events), raw_size=len(raw)
+        )
+
+    def events(self) -> list[dict[str, Any]]:
+        return json.loads(zlib.decompress(bytes(self.data)))
+
+
+class KubeEvent(models.Model):
+    """A Kubernetes Event the scheduler recorded (Scheduled, FailedScheduling, Preempted...)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="events")
+    regarding_kind = models.CharField(max_length=64)
+    regarding_namespace = models.CharField(max_length=253, blank=True)
+    regarding_name = models.CharField(max_length=253)
+    type = models.CharField(max_length=16)
+    reason = models.CharField(max_length=64)
+    action = models.CharField(max_length=64, blank=True)
+    note = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.reason} {self.regarding_kind} {self.regarding_namespace}/{self.regarding_name}"
+        )
+
+
+class SchedulerLease(models.Model):
+    """Who runs a workspace's scheduler: one holder at a time, renewed, taken over when lapsed.
+
+    ``generation`` increases at every takeover and fences writes of a holder that lost the lease.
+    """
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="lease")
+    holder = models.CharField(max_length=200, blank=True)
+    generation = models.PositiveBigIntegerField(default=0)
+    acquired_at = models.DateTimeField(null=True, blank=True)
+    renewed_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.workspace}: {self.holder or 'nobody'} until {self.expires_at}"
+
+
+class SchedulerCommand(models.Model):
+    """A request to a workspace's scheduler service (pause, apply a configuration, approve...)."""
+
+    PAUSE, RESUME, APPLY_CONFIGURATION = "pause", "resume", "apply-configuration"
+    ALLOW, REJECT, STEP, CONTINUE = "allow", "reject", "step", "continue"
+    KINDS = (PAUSE, RESUME, APPLY_CONFIGURATION, ALLOW, REJECT, STEP, CONTINUE)
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="commands")
+    kind = models.CharField(max_length=32, choices=[(k, k) for k in KINDS])
+    payload = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    done_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.id}"
+
+
+class SchedulerStatus(models.Model):
+    """The service's latest view of its queue and waiting pods, for pages that load cold."""
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="status")
+    queue = models.JSONField(default=dict, blank=True)
+    waiting_pods = models.JSONField(default=list, blank=True)
+    queue_sizes = models.JSONField(
+        default=list, blank=True, help_text="[[time, active, backoff, unschedulable]]"
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"status of {self.workspace}"
