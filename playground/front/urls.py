@@ -1,7 +1,14 @@
+"""The playground's pages. Every one needs a login; workspace pages also need access."""
+
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from playground.front import views
+from playground.front.views import workspaces
 
 urlpatterns = [
-    path("", views.index, name="index"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", workspaces.index, name="index"),
+    path("w/", workspaces.workspace_list, name="workspaces"),
+    path("w/<slug:slug>/", workspaces.overview, name="workspace"),
 ]

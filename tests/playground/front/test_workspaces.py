@@ -1,0 +1,62 @@
+"""The workspace list and a workspace's overview."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from playground.workspaces.models import Workspace
+
+
+def test_the_list_shows_owned_and_shared_workspaces_only(logged_in, user, stranger):
+    Workspace._default_manager.create(name="Mine", slug="mine", owner=user)
+    shared = Workspace._default_manager.create(name="Shared", slug="shared", owner=stranger)
+    shared.members.add(user)
+    Workspace._default_manager.create(name="Private", slug="private", owner=stranger)
+    content = logged_in.get("/w/").content.decode()
+    assert "Mine" in content
+    assert "Shared" in content
+    assert "Private" not in content
+
+
+def test_a_superuser_sees_every_workspace(client, stranger):
+    Workspace._default_manager.create(name="Private", slug="private", owner=stranger)
+    admin = get_user_model().objects.create_superuser("root", password="x")
+    client.force_login(admin)
+    assert "Private" in client.get("/w/").content.decode()
+
+
+def test_the_overview_counts_objects_and_pods(logged_in, workspace):
+    for name, node in [("a", "n1"), ("b", "")]:
+        workspace.objects.create(
+            kind="Pod", namespace="default", name=name, uid=name, node_name=node, manifest={}
+        )
+    response = logged_in.get("/w/lab/")
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "<h1>Lab</h1>" in content
+    assert "bound pods" in content and "pending pods" in content
+
+
+def test_the_overview_answers_htmx_with_its_summary_only(htmx, workspace):
+    response = htmx.get("/w/lab/")
+    content = response.content.decode()
+    assert content.lstrip().startswith('<div id="overview-summary"')
+    assert "<html" not in content
+    assert "HX-Request" in response["Vary"]
+
+
+@pytest.mark.parametrize("url", ["/w/", "/w/lab/"], ids=["the list", "an overview"])
+def test_anonymous_visitors_are_sent_to_log_in(client, workspace, url):
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
+
+
+def test_a_workspace_of_someone_else_is_not_found(client, stranger, workspace):
+    client.force_login(stranger)
+    assert client.get("/w/lab/").status_code == 404
+
+
+def test_a_member_may_open_the_workspace(client, stranger, workspace):
+    workspace.members.add(stranger)
+    client.force_login(stranger)
+    assert client.get("/w/lab/").status_code == 200
