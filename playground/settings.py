@@ -112,11 +112,14 @@ else:
     }
 
 REDIS_URL = os.getenv("REDIS_URL", "")
+# Prepended to every Redis key (channel layer and broker), so several playgrounds, or test runs,
+# can share one Redis without seeing each other's messages.
+REDIS_KEY_PREFIX = os.getenv("REDIS_KEY_PREFIX", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{REDIS_KEY_PREFIX}asgi"},
         }
     }
 else:
@@ -126,6 +129,8 @@ else:
 # web process (playground.scheduling.embedded_worker), so one command runs everything.
 CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", REDIS_URL or "memory://")
 CELERY_RESULT_BACKEND = None
+if REDIS_KEY_PREFIX:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_KEY_PREFIX}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
