@@ -489,9 +489,20 @@ class ScheduleOne:
             attempt.node = result.suggested_host
             self._record_attempt(attempt)
 
+        def bound(status: Status | None) -> None:
+            if status is None or status.is_success():
+                self._activate_pods_to_activate(state)
+            finish(status)
+
+        def bind(status: Status | None) -> None:
+            if status is not None:
+                finish(status)
+                return
+            self.bind_pod(framework, state, assumed.pod, result.suggested_host, bound)
+
         def after_permit(_: Any = None) -> None:
             self.binding_executor.submit(
-                lambda: finish(self._binding_cycle_after_permit(framework, state, result, assumed))
+                lambda: bind(self._binding_cycle_after_permit(framework, state, result, assumed))
             )
 
         def start() -> None:
@@ -501,7 +512,7 @@ class ScheduleOne:
                 return
             waiting_pod = framework.get_waiting_pod(assumed.pod.uid)
             if waiting_pod is None or waiting_pod.outcome() is not None:
-                finish(self._binding_cycle_after_permit(framework, state, result, assumed))
+                bind(self._binding_cycle_after_permit(framework, state, result, assumed))
                 return
             self._record_attempt(replace(attempt, result="Waiting", node=result.suggested_host))
             waiting_pod.add_done_callback(after_permit)
@@ -532,7 +543,7 @@ class ScheduleOne:
         result: ScheduleResult,
         assumed: QueuedPodInfo,
     ) -> Status | None:
-        """WaitOnPermit's outcome, then PreBind, Bind and PostBind."""
+        """WaitOnPermit's outcome, then PreBind; None when the pod may go on to Bind."""
         pod, host = assumed.pod, result.suggested_host
         status = framework.wait_on_permit(pod)
         if status is not None and not status.is_success():
@@ -543,14 +554,31 @@ class ScheduleOne:
         status = framework.run_pre_bind_plugins(state, pod, host)
         if status is not None and not status.is_success():
             return status
+        return None
+
+    def bind_pod(
+        self,
+        framework: Framework,
+        state: CycleState,
+        pod: Pod,
+        host: str,
+        done: Callable[[Status | None], None],
+    ) -> None:
+        """Bind, then PostBind when Bind succeeded; ``done`` receives Bind's outcome.
+
+        Runs both at once. A scheduler whose binding happens elsewhere (the playground sends it
+        to a binding task) overrides this and calls ``done`` when the outcome comes back.
+        """
         status = self._bind(framework, state, pod, host)
-        if status is not None and not status.is_success():
-            return status
-        framework.run_post_bind_plugins(state, pod, host)
+        if status is None or status.is_success():
+            framework.run_post_bind_plugins(state, pod, host)
+            status = None
+        done(status)
+
+    def _activate_pods_to_activate(self, state: CycleState) -> None:
         pods_to_activate: PodsToActivate = state.read(PODS_TO_ACTIVATE_KEY)  # type: ignore[assignment]
         if pods_to_activate.pods:
             self.queue.activate(pods_to_activate.pods)
-        return None
 
     def _bind(self, framework: Framework, state: CycleState, pod: Pod, host: str) -> Status | None:
         status = self._extenders_binding(pod, host)
