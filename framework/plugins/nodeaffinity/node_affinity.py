@@ -7,6 +7,7 @@ profile's ``addedAffinity``); PreFilter narrows the cycle to the nodes named by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
@@ -35,8 +36,8 @@ from framework.interface.events import (
 )
 from framework.interface.node_info import NodeInfo
 from framework.interface.plugins import (
+    BatchFilterPlugin,
     EnqueueExtensions,
-    FilterPlugin,
     PreFilterPlugin,
     PreScorePlugin,
     ScoreExtensions,
@@ -86,7 +87,12 @@ class _PreScoreState:
 
 
 class NodeAffinity(
-    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions
+    PreFilterPlugin,
+    BatchFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreExtensions,
+    EnqueueExtensions,
 ):
     """Checks a pod's node selector and node affinity against node labels and names."""
 
@@ -181,6 +187,22 @@ class NodeAffinity(
         if not required.match(node):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Matches each node once; ``filter`` says why for the nodes that do not match."""
+        try:
+            required = state.read(PRE_FILTER_STATE_KEY).required
+        except NotFoundError:
+            return [self.filter(state, pod, node_info) for node_info in node_infos]
+        added = self.added_node_selector
+        statuses: list[Status | None] = [None] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            node = node_info.node
+            if (added is not None and not added.match(node)) or not required.match(node):
+                statuses[index] = self.filter(state, pod, node_info)
+        return statuses
 
     # -- scoring -------------------------------------------------------------------------------
 

@@ -14,7 +14,13 @@ import pytest
 
 from framework.api.node import Node
 from framework.backend.cache.snapshot import new_snapshot
-from framework.config import default_configuration
+from framework.config import (
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    default_configuration,
+)
 from framework.config.types import (
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
@@ -30,6 +36,7 @@ from framework.runtime.framework import Framework
 from tests.framework.builders import make_pod
 
 GPU = "example.com/gpu"
+ZONE = "topology.kubernetes.io/zone"
 PAUSE = "registry.k8s.io/pause:3.10"
 
 
@@ -43,14 +50,18 @@ def node(
     taints: list[dict[str, str]] | None = None,
     unschedulable: bool = False,
     images: list[dict[str, Any]] | None = None,
+    zone: str | None = None,
 ) -> Node:
     allocatable = {"cpu": cpu, "memory": memory, "pods": pods}
     if gpu is not None:
         allocatable[GPU] = gpu
+    labels = {"kubernetes.io/hostname": name}
+    if zone is not None:
+        labels[ZONE] = zone
     return Node.from_dict(
         {
             "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "metadata": {"name": name, "labels": labels},
             "spec": {"taints": taints or [], "unschedulable": unschedulable},
             "status": {"allocatable": allocatable, "images": images or []},
         }
@@ -58,21 +69,33 @@ def node(
 
 
 NODES = [
-    node("empty"),
-    node("busy", cpu="2", memory="2Gi"),
+    node("empty", zone="a"),
+    node("busy", cpu="2", memory="2Gi", zone="b"),
     node("one-slot", pods="1"),
     node("cordoned", unschedulable=True),
     node("no-schedule", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}]),
     node("prefer-not", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]),
-    node("cached", images=[{"names": [PAUSE], "sizeBytes": 300 * 1024 * 1024}]),
+    node("cached", images=[{"names": [PAUSE], "sizeBytes": 300 * 1024 * 1024}], zone="a"),
     node("gpu", gpu="2"),
     node("no-memory", memory="0"),
 ]
+
+
+def pod_affinity(kind: str, labels: dict[str, str], topology_key: str) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": topology_key}
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
 RUNNING = [
-    make_pod("r1", node_name="busy", cpu="1500m", memory="1Gi"),
-    make_pod("r2", node_name="one-slot", cpu="100m"),
+    make_pod("r1", node_name="busy", cpu="1500m", memory="1Gi", labels={"app": "db"}),
+    make_pod("r2", node_name="one-slot", cpu="100m", labels={"app": "web"}),
     make_pod("r3", node_name="gpu", cpu="1"),
-    make_pod("r4", node_name="cached"),
+    make_pod(
+        "r4",
+        node_name="cached",
+        labels={"app": "web"},
+        affinity=pod_affinity("podAntiAffinity", {"color": "red"}, "kubernetes.io/hostname"),
+    ),
 ]
 TOLERATE_ALL = [{"operator": "Exists"}]
 
@@ -91,6 +114,41 @@ PODS = {
     "a pod that names a node": make_pod("named", cpu="100m", nodeName="gpu"),
     "a pod that tolerates every taint": make_pod("tolerant", cpu="1", tolerations=TOLERATE_ALL),
     "a pod that asks for the scalar resource": pod_with_gpu(),
+    "a pod that needs zone a": make_pod(
+        "zone-a",
+        cpu="100m",
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a"]}]}
+                    ]
+                }
+            }
+        },
+    ),
+    "a pod with a node selector": make_pod("selector", nodeSelector={ZONE: "b"}),
+    "a pod that keeps away from web pods": make_pod(
+        "lonely",
+        labels={"app": "web"},
+        affinity=pod_affinity("podAntiAffinity", {"app": "web"}, "kubernetes.io/hostname"),
+    ),
+    "a pod that wants a db pod in its zone": make_pod(
+        "near-db", affinity=pod_affinity("podAffinity", {"app": "db"}, ZONE)
+    ),
+    "a pod that a running pod keeps away": make_pod("red", labels={"color": "red"}),
+    "a pod that spreads over zones": make_pod(
+        "spread",
+        labels={"app": "web"},
+        topologySpreadConstraints=[
+            {
+                "maxSkew": 1,
+                "topologyKey": ZONE,
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}},
+            }
+        ],
+    ),
     "a pod whose image some node has": make_pod(
         "cached-image", cpu="100m", containers=[{"name": "c", "image": PAUSE}]
     ),
@@ -132,8 +190,23 @@ def three_resources(profile: Any) -> None:
     ]
 
 
+def added_affinity(profile: Any) -> None:
+    args_of(profile, "NodeAffinity").added_affinity = NodeAffinity(
+        required_during_scheduling_ignored_during_execution=NodeSelector(
+            node_selector_terms=[
+                NodeSelectorTerm(
+                    match_expressions=[
+                        NodeSelectorRequirement(key=ZONE, operator="In", values=["a", "b"])
+                    ]
+                )
+            ]
+        )
+    )
+
+
 PROFILES = {
     "the default profile": lambda profile: None,
+    "an added node affinity": added_affinity,
     "MostAllocated": most_allocated,
     "RequestedToCapacityRatio": requested_to_capacity_ratio,
     "three weighted resources with a scalar": three_resources,
