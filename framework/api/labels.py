@@ -146,7 +146,11 @@ class Selector:
     def matches(self, labels: Mapping[str, str]) -> bool:
         if self._nothing:
             return False
-        return all(requirement.matches(labels) for requirement in self.requirements)
+        # A plain loop beats all() over a generator, and selectors match every pod every cycle.
+        for requirement in self.requirements:  # noqa: SIM110
+            if not requirement.matches(labels):
+                return False
+        return True
 
     def empty(self) -> bool:
         """True for the select-everything selector (upstream ``Empty()``)."""

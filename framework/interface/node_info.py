@@ -136,10 +136,11 @@ class AffinityTerm:
 
     def matches(self, pod: Pod, namespace_labels: Mapping[str, str] | None) -> bool:
         """The pod is in a listed or selected namespace and carries matching labels."""
-        in_namespace = pod.namespace in self.namespaces or self.namespace_selector.matches(
+        metadata = pod.metadata
+        in_namespace = metadata.namespace in self.namespaces or self.namespace_selector.matches(
             namespace_labels or {}
         )
-        return in_namespace and self.selector.matches(pod.labels)
+        return in_namespace and self.selector.matches(metadata.labels)
 
 
 @dataclass(frozen=True, slots=True)

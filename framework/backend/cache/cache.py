@@ -445,18 +445,13 @@ class Cache:
     def _update_node_info_snapshot_list(self, snapshot: Snapshot, update_all: bool) -> None:
         if update_all:
             snapshot.node_info_list = self._node_infos_in_tree_order(snapshot)
-        with_affinity: list[NodeInfo] = []
-        with_anti_affinity: list[NodeInfo] = []
-        used_pvcs: set[str] = set()
-        for node_info in snapshot.node_info_list:
-            if node_info.pods_with_affinity:
-                with_affinity.append(node_info)
-            if node_info.pods_with_required_anti_affinity:
-                with_anti_affinity.append(node_info)
-            used_pvcs.update(node_info.pvc_ref_counts)
-        snapshot.have_pods_with_affinity_node_info_list = with_affinity
-        snapshot.have_pods_with_required_anti_affinity_node_info_list = with_anti_affinity
-        snapshot.used_pvc_set = used_pvcs
+        # Comprehensions: this walks every node whenever a pod with affinity comes or goes.
+        nodes = snapshot.node_info_list
+        snapshot.have_pods_with_affinity_node_info_list = [n for n in nodes if n.pods_with_affinity]
+        snapshot.have_pods_with_required_anti_affinity_node_info_list = [
+            n for n in nodes if n.pods_with_required_anti_affinity
+        ]
+        snapshot.used_pvc_set = {key for n in nodes if n.pvc_ref_counts for key in n.pvc_ref_counts}
 
     def _node_infos_in_tree_order(self, snapshot: Snapshot) -> list[NodeInfo]:
         try:

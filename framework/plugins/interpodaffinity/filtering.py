@@ -8,12 +8,12 @@ counts right while preemption and nominated pods are simulated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from framework.interface.cycle_state import CycleState, NotFoundError
 from framework.interface.node_info import AffinityTerm, PodInfo
-from framework.interface.plugins import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+from framework.interface.plugins import BatchFilterPlugin, PreFilterExtensions, PreFilterPlugin
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.interpodaffinity.namespaces import (
@@ -144,17 +144,15 @@ def pod_matches_all_affinity_terms(terms: list[AffinityTerm], pod: Pod) -> bool:
     return all(term.matches(pod, None) for term in terms)
 
 
-def _add_pairs(
-    counts: TopologyToMatchedTermCount, node: Node, terms: Iterable[AffinityTerm]
-) -> None:
-    for term in terms:
-        topology_value = node.labels.get(term.topology_key)
-        if topology_value is not None:
-            pair = (term.topology_key, topology_value)
-            counts[pair] = counts.get(pair, 0) + 1
+def _add_pair(counts: TopologyToMatchedTermCount, node: Node, topology_key: str) -> None:
+    """Counts one more matching pod in the node's domain for ``topology_key``, if it has one."""
+    topology_value = node.labels.get(topology_key)
+    if topology_value is not None:
+        pair = (topology_key, topology_value)
+        counts[pair] = counts.get(pair, 0) + 1
 
 
-class AffinityFiltering(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
+class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions):
     """InterPodAffinity's PreFilter, its AddPod/RemovePod extensions and Filter."""
 
     handle: Any
@@ -241,6 +239,25 @@ class AffinityFiltering(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
             return Status(Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
 
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Reads the state once; ``filter`` says why for the nodes that fail a check."""
+        try:
+            s = get_pre_filter_state(state)
+        except _StateError:
+            return [self.filter(state, pod, node_info) for node_info in node_infos]
+        statuses: list[Status | None] = [None] * len(node_infos)
+        for index, node_info in enumerate(node_infos):
+            node_labels = node_info.node.metadata.labels
+            if not (
+                satisfy_pod_affinity(s, node_labels)
+                and satisfy_pod_anti_affinity(s, node_labels)
+                and satisfy_existing_pods_anti_affinity(s, node_labels)
+            ):
+                statuses[index] = self.filter(state, pod, node_info)
+        return statuses
+
 
 def _existing_anti_affinity_counts(
     pod: Pod, namespace_labels: Mapping[str, str], nodes: list[NodeInfo]
@@ -250,15 +267,9 @@ def _existing_anti_affinity_counts(
     for node_info in nodes:
         node = node_info.node
         for existing in node_info.pods_with_required_anti_affinity:
-            _add_pairs(
-                counts,
-                node,
-                (
-                    term
-                    for term in existing.required_anti_affinity_terms
-                    if term.matches(pod, namespace_labels)
-                ),
-            )
+            for term in existing.required_anti_affinity_terms:
+                if term.matches(pod, namespace_labels):
+                    _add_pair(counts, node, term.topology_key)
     return counts
 
 
@@ -281,12 +292,11 @@ def get_incoming_affinity_anti_affinity_counts(
         for existing in node_info.pods:
             existing_pod = existing.pod
             if pod_matches_all_affinity_terms(affinity_terms, existing_pod):
-                _add_pairs(affinity_counts, node, affinity_terms)
-            _add_pairs(
-                anti_affinity_counts,
-                node,
-                (term for term in anti_affinity_terms if term.matches(existing_pod, None)),
-            )
+                for term in affinity_terms:
+                    _add_pair(affinity_counts, node, term.topology_key)
+            for term in anti_affinity_terms:
+                if term.matches(existing_pod, None):
+                    _add_pair(anti_affinity_counts, node, term.topology_key)
     return affinity_counts, anti_affinity_counts
 
 

@@ -147,7 +147,8 @@ class AffinityScoring(PreScorePlugin, ScorePlugin, ScoreExtensions):
             existing_pods = node_info.pods if has_constraints else node_info.pods_with_affinity
             node_scores: ScoreMap = {}
             for existing in existing_pods:
-                self._process_existing_pod(s, existing, node_info, pod, node_scores)
+                if has_constraints or self._may_score_others(existing):
+                    self._process_existing_pod(s, existing, node_info, pod, node_scores)
             if node_scores:
                 found = True
                 _append(s.topology_score, node_scores)
@@ -155,6 +156,18 @@ class AffinityScoring(PreScorePlugin, ScorePlugin, ScoreExtensions):
             return Status(Code.SKIP)
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
+
+    def _may_score_others(self, existing: PodInfo) -> bool:
+        """Whether the existing pod's own terms can add to another pod's score.
+
+        Without preferred terms of the incoming pod only these count, and pods with nothing but
+        required anti-affinity (the common kind) have none: they are passed over unprocessed.
+        """
+        return bool(
+            (self.hard_pod_affinity_weight > 0 and existing.required_affinity_terms)
+            or existing.preferred_affinity_terms
+            or existing.preferred_anti_affinity_terms
+        )
 
     def _process_existing_pod(
         self,
