@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from playground.front.views import workspaces
+from playground.front.views import cluster, pods, workspaces
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -11,4 +11,9 @@ urlpatterns = [
     path("", workspaces.index, name="index"),
     path("w/", workspaces.workspace_list, name="workspaces"),
     path("w/<slug:slug>/", workspaces.overview, name="workspace"),
+    path("w/<slug:slug>/nodes/", cluster.nodes, name="nodes"),
+    path("w/<slug:slug>/pods/", cluster.pods, name="pods"),
+    path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),
+    path("w/<slug:slug>/attempts/<int:pk>/", pods.attempt_detail, name="attempt"),
+    path("w/<slug:slug>/objects/", cluster.objects, name="objects"),
 ]

@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from playground.workspaces.models import Workspace
+from tests.playground.front.rows import pod, store
 
 
 def test_the_list_shows_owned_and_shared_workspaces_only(logged_in, user, stranger):
@@ -25,10 +26,8 @@ def test_a_superuser_sees_every_workspace(client, stranger):
 
 
 def test_the_overview_counts_objects_and_pods(logged_in, workspace):
-    for name, node in [("a", "n1"), ("b", "")]:
-        workspace.objects.create(
-            kind="Pod", namespace="default", name=name, uid=name, node_name=node, manifest={}
-        )
+    store(workspace, pod("a", nodeName="n1"))
+    store(workspace, pod("b"))
     response = logged_in.get("/w/lab/")
     assert response.status_code == 200
     content = response.content.decode()

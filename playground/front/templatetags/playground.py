@@ -1,0 +1,33 @@
+"""Template filters for numbers people read: durations, CPU, memory."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+_BINARY_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+@register.filter
+def ms(seconds: float | None) -> str:
+    """Seconds as milliseconds with two decimals (plugin calls take microseconds)."""
+    return f"{(seconds or 0) * 1000:.2f}"
+
+
+@register.filter
+def cpu(millicores: int) -> str:
+    """Millicores as Kubernetes writes CPU: whole cores when exact, else ``m``."""
+    if millicores % 1000 == 0:
+        return str(millicores // 1000)
+    return f"{millicores}m"
+
+
+@register.filter
+def memory(amount: int) -> str:
+    """Bytes in the largest binary unit that keeps one decimal readable (``1.5Gi``)."""
+    for unit, size in _BINARY_UNITS:
+        if amount >= size:
+            value = amount / size
+            return f"{value:.0f}{unit}" if value == int(value) else f"{value:.1f}{unit}"
+    return str(amount)

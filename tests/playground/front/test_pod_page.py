@@ -1,0 +1,126 @@
+"""A pod's page: its attempts, and each attempt's trace tables loaded on demand."""
+
+import pytest
+
+from playground.workspaces.models import AttemptTrace, SchedulingAttempt
+from tests.playground.front.rows import pod, store
+from tests.playground.front.scenario import attempt_of_web
+
+
+@pytest.fixture
+def web_attempt(workspace):
+    """The web pod, its real attempt and the attempt's stored trace."""
+    recorded = attempt_of_web()
+    engine = recorded["attempt"]
+    store(workspace, pod("web", nodeName=engine.node))
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace,
+        pod_key=engine.pod,
+        pod_uid="uid-web",
+        profile=engine.profile,
+        cycle=1,
+        result=engine.result,
+        node=engine.node,
+        evaluated_nodes=engine.evaluated_nodes,
+        feasible_nodes=engine.feasible_nodes,
+        final_scores=engine.final_scores,
+    )
+    AttemptTrace.pack(attempt, recorded["events"]).save()
+    return attempt
+
+
+def test_the_pod_page_lists_attempts_with_result_and_trace_links(logged_in, web_attempt):
+    content = logged_in.get("/w/lab/pods/uid-web/").content.decode()
+    assert "Pod default/web" in content
+    assert '<span class="badge Scheduled">Scheduled</span>' in content
+    url = f"/w/lab/attempts/{web_attempt.pk}/"
+    assert f'<a href="{url}" hx-get="{url}" hx-target="#trace-{web_attempt.pk}">' in content
+
+
+def test_the_pod_page_subscribes_to_the_pods_live_stream(logged_in, web_attempt):
+    content = logged_in.get("/w/lab/pods/uid-web/").content.decode()
+    assert 'hx-ext="ws" ws-connect="/ws/w/lab/pods/uid-web/"' in content
+
+
+def test_an_unschedulable_attempt_shows_its_message(logged_in, workspace):
+    store(workspace, pod("stuck"))
+    SchedulingAttempt.objects.create(
+        workspace=workspace,
+        pod_key="default/stuck",
+        pod_uid="uid-stuck",
+        result="Unschedulable",
+        message="0/4 nodes are available: 4 Insufficient cpu.",
+    )
+    content = logged_in.get("/w/lab/pods/uid-stuck/").content.decode()
+    assert "0/4 nodes are available: 4 Insufficient cpu." in content
+
+
+def test_htmx_gets_only_the_attempts_table(htmx, web_attempt):
+    content = htmx.get("/w/lab/pods/uid-web/").content.decode()
+    assert content.startswith('<table id="pod-attempts">')
+
+
+def test_a_pod_nobody_knows_is_not_found(logged_in, workspace):
+    assert logged_in.get("/w/lab/pods/nope/").status_code == 404
+
+
+def test_a_deleted_pods_attempts_remain_visible(logged_in, workspace):
+    SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/gone", pod_uid="uid-gone", result="Scheduled"
+    )
+    content = logged_in.get("/w/lab/pods/uid-gone/").content.decode()
+    assert "This pod has been deleted" in content
+
+
+def test_the_trace_fragment_has_the_matrix_the_scores_and_the_ranking(htmx, web_attempt):
+    content = htmx.get(f"/w/lab/attempts/{web_attempt.pk}/").content.decode()
+    assert content.startswith(f'<div class="attempt-trace" id="attempt-{web_attempt.pk}">')
+    assert "4 nodes, 2 rejected" in content
+    assert '<td class="fail" title="UnschedulableAndUnresolvable">Insufficient cpu</td>' in content
+    assert "TaintToleration <span" in content and "\N{MULTIPLICATION SIGN}3" in content
+    assert 'class="ranking"' in content
+    assert f"{web_attempt.node} ★" in content
+
+
+def test_the_trace_page_works_without_javascript(logged_in, web_attempt):
+    content = logged_in.get(f"/w/lab/attempts/{web_attempt.pk}/").content.decode()
+    assert content.startswith("<!doctype html>")
+    assert "Attempt 1 of" in content
+    assert 'class="matrix"' in content
+
+
+def test_large_matrices_show_the_first_rows_and_offer_the_rest(logged_in, workspace, monkeypatch):
+    monkeypatch.setattr("playground.front.views.pods.MATRIX_ROWS", 2)
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/p", pod_uid="u", result="Scheduled"
+    )
+    batch = {
+        "kind": "pluginBatch",
+        "point": "filter",
+        "plugin": "Fit",
+        "code": "Success",
+        "data": {"nodes": ["a", "b", "c"], "failed": {}},
+    }
+    AttemptTrace.pack(attempt, [batch]).save()
+    first = logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
+    assert "<td>b</td>" in first and "<td>c</td>" not in first
+    assert "Show all 3 nodes" in first
+    everything = logged_in.get(f"/w/lab/attempts/{attempt.pk}/?rows=all").content.decode()
+    assert "<td>c</td>" in everything
+
+
+def test_an_attempt_without_a_stored_trace_says_so(logged_in, workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/p", pod_uid="u", result="Scheduled"
+    )
+    assert "No trace was stored" in logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
+
+
+def test_attempts_of_another_workspace_are_not_found(logged_in, workspace, stranger):
+    from playground.workspaces.models import Workspace
+
+    other = Workspace._default_manager.create(name="Other", slug="other", owner=stranger)
+    attempt = SchedulingAttempt.objects.create(
+        workspace=other, pod_key="default/p", pod_uid="u", result="Scheduled"
+    )
+    assert logged_in.get(f"/w/lab/attempts/{attempt.pk}/").status_code == 404
