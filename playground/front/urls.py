@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from playground.front.views import cluster, pods, workspaces
+from playground.front.views import cluster, pods, queue, workspaces
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -16,4 +16,5 @@ urlpatterns = [
     path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),
     path("w/<slug:slug>/attempts/<int:pk>/", pods.attempt_detail, name="attempt"),
     path("w/<slug:slug>/objects/", cluster.objects, name="objects"),
+    path("w/<slug:slug>/queue/", queue.queue, name="queue"),
 ]

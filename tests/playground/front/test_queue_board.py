@@ -1,0 +1,88 @@
+"""The queue board: every place a pending pod can be, the bound pods and the sizes chart."""
+
+import pytest
+
+from playground.workspaces.models import SchedulerStatus
+from tests.playground.front.rows import pod, store
+
+QUEUE = {
+    "active": [{"pod": "default/a", "uid": "ua", "priority": 10, "attempts": 0}],
+    "backoff": [
+        {"pod": "default/b", "uid": "ub", "priority": 0, "attempts": 2, "backoffSeconds": 3.5}
+    ],
+    "unschedulable": [
+        {
+            "pod": "default/u",
+            "uid": "uu",
+            "plugins": ["NodeResourcesFit"],
+            "message": "0/2 nodes are available: 2 Insufficient cpu.",
+        }
+    ],
+    "gated": [{"pod": "default/g", "uid": "ug", "plugins": ["SchedulingGates"], "message": ""}],
+    "inFlight": [{"pod": "default/f", "uid": "uf"}],
+    "waiting": [{"pod": "default/w", "uid": "uw", "node": "n1", "pendingPlugins": ["Gate"]}],
+    "binding": [{"pod": "default/x", "uid": "ux", "node": "n2", "seconds": 0.4}],
+}
+
+
+@pytest.fixture
+def status(workspace):
+    return SchedulerStatus.objects.create(
+        workspace=workspace,
+        queue=QUEUE,
+        waiting_pods=QUEUE["waiting"],
+        queue_sizes=[[0.0, 1, 1, 2], [10.0, 3, 0, 2]],
+    )
+
+
+def test_each_column_shows_what_matters_in_it(logged_in, status):
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    assert "priority 10, 0 attempts" in content
+    assert "3.5 s left" in content
+    assert '<span class="label">NodeResourcesFit</span>' in content
+    assert "0/2 nodes are available: 2 Insufficient cpu." in content
+    assert '<span class="label">SchedulingGates</span>' in content
+    assert 'href="/w/lab/pods/uf/"' in content
+    assert "on n1, waiting for" in content
+    assert "to n2, 0.4 s" in content
+
+
+def test_bound_pods_are_listed_latest_first(logged_in, workspace, status):
+    store(workspace, pod("old", nodeName="n1"))
+    store(workspace, pod("new", nodeName="n2"))
+    store(workspace, pod("pending"))
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    bound = content[content.index('id="column-bound"') :]
+    assert bound.index("default/new") < bound.index("default/old")
+    assert "default/pending" not in bound
+
+
+def test_the_chart_draws_the_sizes_over_time(logged_in, status):
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    assert content.count("<polyline") == 3
+    assert "peak 3 over the last 10 s" in content
+
+
+def test_long_columns_show_their_first_pods_and_their_size(logged_in, workspace, monkeypatch):
+    monkeypatch.setattr("playground.front.views.queue.COLUMN_LIMIT", 2)
+    active = [
+        {"pod": f"default/p{i}", "uid": f"u{i}", "priority": 0, "attempts": 0} for i in range(5)
+    ]
+    SchedulerStatus.objects.create(workspace=workspace, queue={"active": active})
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    assert "default/p1" in content and "default/p2" not in content
+    assert "the first 2 of 5" in content
+
+
+def test_a_workspace_without_a_scheduler_status_shows_empty_columns(logged_in, workspace):
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    assert "No samples yet." in content
+
+
+def test_htmx_gets_the_board_only(htmx, status):
+    assert htmx.get("/w/lab/queue/").content.decode().startswith('<div id="queue-board">')
+
+
+def test_the_board_subscribes_to_the_workspace_stream(logged_in, status):
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    assert 'ws-connect="/ws/w/lab/?view=queue"' in content
