@@ -219,6 +219,10 @@ class RequiredNodeAffinity:
     def match(self, node: NodeLike) -> bool:
         return self.match_with_error(node)[0]
 
+    def is_empty(self) -> bool:
+        """No node selector and no required affinity: every node matches."""
+        return self._label_selector is None and self._node_selector is None
+
     def match_with_error(self, node: NodeLike) -> tuple[bool, SelectorError | None]:
         if self._label_selector is not None and not self._label_selector.matches(node.labels):
             return False, None

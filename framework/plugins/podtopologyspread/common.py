@@ -50,6 +50,13 @@ class TopologySpreadConstraint:
     node_affinity_policy: str = NODE_INCLUSION_POLICY_HONOR
     node_taints_policy: str = NODE_INCLUSION_POLICY_IGNORE
 
+    def may_exclude_nodes(self, required: RequiredNodeAffinity) -> bool:
+        """Whether ``match_node_inclusion_policies`` can be False for some node: only when a
+        policy is honoured and has something to check."""
+        return (
+            self.node_affinity_policy == NODE_INCLUSION_POLICY_HONOR and not required.is_empty()
+        ) or self.node_taints_policy == NODE_INCLUSION_POLICY_HONOR
+
     def match_node_inclusion_policies(
         self,
         pod: Pod,
@@ -166,6 +173,14 @@ def node_labels_match_spread_constraints(
 ) -> bool:
     """Whether the node carries every constraint's topology key."""
     return all(c.topology_key in node_labels for c in constraints)
+
+
+def node_labels_have_keys(node_labels: Mapping[str, str], keys: Sequence[str]) -> bool:
+    """``node_labels_match_spread_constraints`` with the keys taken out once per cycle."""
+    for key in keys:  # noqa: SIM110 - a loop beats all() here: this runs for every node
+        if key not in node_labels:
+            return False
+    return True
 
 
 def count_pods_match_selector(

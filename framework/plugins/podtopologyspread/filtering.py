@@ -8,11 +8,12 @@ preemption and nominated pods are simulated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from framework.api.node_affinity import RequiredNodeAffinity
 from framework.interface.cycle_state import CycleState, NotFoundError
-from framework.interface.plugins import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+from framework.interface.plugins import BatchFilterPlugin, PreFilterExtensions, PreFilterPlugin
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.podtopologyspread.common import (
@@ -20,6 +21,7 @@ from framework.plugins.podtopologyspread.common import (
     SpreadBase,
     TopologySpreadConstraint,
     count_pods_match_selector,
+    node_labels_have_keys,
     node_labels_match_spread_constraints,
 )
 
@@ -131,7 +133,7 @@ class PreFilterState:
         )
 
 
-class SpreadFiltering(SpreadBase, PreFilterPlugin, FilterPlugin, PreFilterExtensions):
+class SpreadFiltering(SpreadBase, PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions):
     """PodTopologySpread's PreFilter, its AddPod/RemovePod extensions and Filter."""
 
     def pre_filter(
@@ -210,22 +212,28 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, FilterPlugin, PreFilterExtens
         required = RequiredNodeAffinity.from_pod(pod)
         with_policies = self.enable_node_inclusion_policy_in_pod_topology_spread
         comparison_operators = self.enable_taint_toleration_comparison_operators
+        # This walks every node of the cluster: checks that cannot fail are left out.
+        # Without inclusion policies, spreading only counts nodes the pod's affinity accepts.
+        check_affinity = not with_policies and not required.is_empty()
+        check_policies = [with_policies and c.may_exclude_nodes(required) for c in constraints]
+        keys = [constraint.topology_key for constraint in constraints]
+        namespace = pod.namespace
         for node_info in all_nodes:
             node = node_info.node
-            # Without inclusion policies, spreading only counts nodes the pod's affinity accepts.
-            if not with_policies and not required.match(node):
+            if check_affinity and not required.match(node):
                 continue
-            node_labels = node.labels
-            if not node_labels_match_spread_constraints(node_labels, constraints):
+            node_labels = node.metadata.labels
+            if not node_labels_have_keys(node_labels, keys):
                 continue
+            pods = node_info.pods
             for i, constraint in enumerate(constraints):
-                if with_policies and not constraint.match_node_inclusion_policies(
+                if check_policies[i] and not constraint.match_node_inclusion_policies(
                     pod, node, required, comparison_operators
                 ):
                     continue
-                value = node_labels[constraint.topology_key]
-                count = count_pods_match_selector(
-                    node_info.pods, constraint.selector, pod.namespace
+                value = node_labels[keys[i]]
+                count = (
+                    count_pods_match_selector(pods, constraint.selector, namespace) if pods else 0
                 )
                 counts[i][value] = counts[i].get(value, 0) + count
         critical_paths = []
@@ -256,6 +264,39 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, FilterPlugin, PreFilterExtens
             if match_num + self_match_num - min_match_num > constraint.max_skew:
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """The skew check with each constraint's pod-wide terms worked out once; ``filter``
+        says why for the nodes that fail it."""
+        try:
+            s = get_pre_filter_state(state)
+        except _StateError:
+            return [self.filter(state, pod, node_info) for node_info in node_infos]
+        statuses: list[Status | None] = [None] * len(node_infos)
+        if not s.constraints:
+            return statuses
+        pod_labels = pod.labels
+        # Per constraint: key, domain counts, and (self match - global minimum).
+        checks = [
+            (
+                constraint.topology_key,
+                s.tp_value_to_match_num[i],
+                (1 if constraint.selector.matches(pod_labels) else 0)
+                - s.min_match_num(i, constraint.min_domains),
+                constraint.max_skew,
+            )
+            for i, constraint in enumerate(s.constraints)
+        ]
+        for index, node_info in enumerate(node_infos):
+            node_labels = node_info.node.metadata.labels
+            for key, counts, offset, max_skew in checks:
+                value = node_labels.get(key)
+                if value is None or counts.get(value, 0) + offset > max_skew:
+                    statuses[index] = self.filter(state, pod, node_info)
+                    break
+        return statuses
 
 
 class _StateError(Exception):

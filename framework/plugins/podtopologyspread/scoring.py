@@ -23,6 +23,7 @@ from framework.plugins.podtopologyspread.common import (
     SpreadBase,
     TopologySpreadConstraint,
     count_pods_match_selector,
+    node_labels_have_keys,
     node_labels_match_spread_constraints,
 )
 from framework.util.gomath import go_div, go_log, go_round
@@ -138,27 +139,32 @@ class SpreadScoring(SpreadBase, PreScorePlugin, ScorePlugin, ScoreExtensions):
         required = RequiredNodeAffinity.from_pod(pod)
         with_policies = self.enable_node_inclusion_policy_in_pod_topology_spread
         comparison_operators = self.enable_taint_toleration_comparison_operators
+        # This walks every node of the cluster: checks that cannot fail are left out.
+        # Without inclusion policies, spreading only counts nodes the pod's affinity accepts.
+        check_affinity = not with_policies and not required.is_empty()
+        check_policies = [with_policies and c.may_exclude_nodes(required) for c in s.constraints]
+        keys = [constraint.topology_key for constraint in s.constraints]
         for node_info in all_nodes:
+            pods = node_info.pods
+            if not pods:
+                continue  # it would add 0 to its domain
             node = node_info.node
-            # Without inclusion policies, spreading only counts nodes the pod's affinity accepts.
-            if not with_policies and not required.match(node):
+            if check_affinity and not required.match(node):
                 continue
-            node_labels = node.labels
-            if require_all and not node_labels_match_spread_constraints(node_labels, s.constraints):
+            node_labels = node.metadata.labels
+            if require_all and not node_labels_have_keys(node_labels, keys):
                 continue
             for i, constraint in enumerate(s.constraints):
-                if with_policies and not constraint.match_node_inclusion_policies(
+                if check_policies[i] and not constraint.match_node_inclusion_policies(
                     pod, node, required, comparison_operators
                 ):
                     continue
                 counts = s.topology_value_to_pod_counts[i]
-                value = node_labels.get(constraint.topology_key, "")
+                value = node_labels.get(keys[i], "")
                 # Only domains of filtered nodes matter; hostname is counted in Score.
                 if value not in counts:
                     continue
-                counts[value] += count_pods_match_selector(
-                    node_info.pods, constraint.selector, pod.namespace
-                )
+                counts[value] += count_pods_match_selector(pods, constraint.selector, pod.namespace)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         try:
