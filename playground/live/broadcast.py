@@ -1,0 +1,129 @@
+"""The only place that sends to channel groups: what the scheduler service tells browsers.
+
+Group names are built here from database ids (and a pod's uid, reduced to safe characters),
+never from raw input. Each message's ``type`` names the consumer handler that receives it
+(Channels maps ``queue.status`` to ``queue_status``); the payloads are plain JSON values:
+
+- ``queue.status`` (workspace group): ``status``, the SchedulerStatus document:
+  ``queue`` (lists of pods per place: ``active``, ``backoff``, ``unschedulable``, ``gated``,
+  ``inFlight``, ``waiting``, ``binding``; see ``playground.scheduling.status``),
+  ``waitingPods``, ``queueSizes``, ``paused``.
+- ``node.usage`` (workspace group): ``nodes``, ``[{name, cpu, memory, pods}]`` with each
+  resource as ``{requested, allocatable}`` (milli-CPU, bytes, pod count).
+- ``attempt.recorded`` (workspace and pod groups): ``attempt``, ``{id, pod, uid, profile,
+  cycle, result, node, message, evaluatedNodes, feasibleNodes, nominatedNode}``.
+- ``pod.trace`` (pod group): ``pod``, ``uid``, ``attemptId`` and ``events``, the extension
+  points' trace events of the attempt so far, in order (docs/trace.md).
+- ``service.state`` (workspace group): ``state`` (``running``, ``paused``, ``stopped``),
+  ``holder``, ``generation``.
+
+Sending never blocks the caller: messages go through one background event loop, except that
+an in-memory layer's message is handed to the loop its consumers wait on (that layer's queues
+are not thread-safe, and a message put from another loop would wait for the next wake-up).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+QUEUE_STATUS = "queue.status"
+NODE_USAGE = "node.usage"
+ATTEMPT_RECORDED = "attempt.recorded"
+POD_TRACE = "pod.trace"
+SERVICE_STATE = "service.state"
+
+_SAFE_UID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+
+
+def workspace_group(workspace_id: int) -> str:
+    return f"workspace-{int(workspace_id)}"
+
+
+def pod_group(workspace_id: int, uid: str) -> str:
+    """The pod's group; a uid with other characters than letters, digits and '-' is hashed."""
+    if not _SAFE_UID.match(uid):
+        uid = hashlib.sha256(uid.encode()).hexdigest()[:40]
+    return f"pod-{int(workspace_id)}-{uid}"
+
+
+# ----------------------------------------------------------------------------------------------
+# What the scheduler service sends
+
+
+def send_status(workspace_id: int, status: dict[str, Any]) -> None:
+    send(workspace_group(workspace_id), {"type": QUEUE_STATUS, "status": status})
+
+
+def send_node_usage(workspace_id: int, nodes: list[dict[str, Any]]) -> None:
+    send(workspace_group(workspace_id), {"type": NODE_USAGE, "nodes": nodes})
+
+
+def send_attempt(workspace_id: int, attempt: dict[str, Any]) -> None:
+    message = {"type": ATTEMPT_RECORDED, "attempt": attempt}
+    send(workspace_group(workspace_id), message)
+    send(pod_group(workspace_id, attempt["uid"]), message)
+
+
+def send_trace(
+    workspace_id: int, uid: str, pod: str, attempt_id: int | None, events: list[dict[str, Any]]
+) -> None:
+    message = {"type": POD_TRACE, "pod": pod, "uid": uid, "attemptId": attempt_id}
+    send(pod_group(workspace_id, uid), {**message, "events": events})
+
+
+def send_service_state(workspace_id: int, state: str, holder: str, generation: int) -> None:
+    message = {"type": SERVICE_STATE, "state": state, "holder": holder, "generation": generation}
+    send(workspace_group(workspace_id), message)
+
+
+# ----------------------------------------------------------------------------------------------
+# The choke point
+
+
+def send(group: str, message: dict[str, Any]) -> Future | None:
+    """Queues ``message`` for ``group``; returns the send's future (None without a layer)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return None
+    loop = _consumers_loop(layer, group) or _sender.loop()
+    return asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+
+
+def _consumers_loop(layer: Any, group: str) -> asyncio.AbstractEventLoop | None:
+    """The running loop an in-memory layer's consumers of ``group`` wait on, if any."""
+    if not isinstance(layer, InMemoryChannelLayer):
+        return None
+    for channel in list(layer.groups.get(group, {})):
+        queue = layer.channels.get(channel)
+        loop = getattr(queue, "_loop", None)  # set by asyncio once a consumer awaits the queue
+        if loop is not None and loop.is_running():
+            return loop
+    return None
+
+
+class _Sender:
+    """One daemon thread running the event loop that sends for every synchronous caller."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._loop.is_closed():
+                self._loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=self._loop.run_forever, name="broadcast", daemon=True
+                )
+                thread.start()
+            return self._loop
+
+
+_sender = _Sender()

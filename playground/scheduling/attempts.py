@@ -1,0 +1,143 @@
+"""Every scheduling attempt the service makes, stored with its full trace and broadcast.
+
+The recorder is the scheduler's observer (it keeps each pod's trace events until its attempt
+is reported) and its ``on_attempt`` callback. A pod that waits at Permit is reported twice by
+the engine, once as ``Waiting`` and once with the outcome of its binding cycle; both land in
+the same SchedulingAttempt row, whose trace then holds the whole attempt. Bind and PostBind
+run in a binding task, which sends their events back with its outcome (``add_events``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from framework.scheduler.schedule_one import SchedulingAttempt as EngineAttempt
+from framework.trace import EXTENSION_POINT, TraceEvent
+from playground.live import broadcast
+from playground.workspaces.models import AttemptTrace, SchedulingAttempt
+
+WAITING = "Waiting"
+MAX_PENDING_EVENTS = 50_000
+"""Events kept per pod between attempts (a gated pod collects PreEnqueue events forever)."""
+
+Event = TraceEvent | dict[str, Any]
+
+
+@dataclass(slots=True)
+class _OpenAttempt:
+    """An attempt stored as Waiting, to be completed when its binding cycle ends."""
+
+    row_id: int
+    cycle: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+class AttemptRecorder:
+    """Observer and attempt sink of one scheduler service."""
+
+    def __init__(self, workspace_id: int) -> None:
+        self.workspace_id = workspace_id
+        self._pending: dict[str, list[Event]] = defaultdict(list)
+        self._open: dict[str, _OpenAttempt] = {}
+        self.victims: list[str] = []
+        """Pods the scheduler deleted (preemption) since the last attempt was recorded."""
+        self.last_failure: dict[str, tuple[str, list[str]]] = {}
+        """uid -> (message, rejecting plugins) of the pod's latest failed attempt."""
+
+    # ------------------------------------------------------------------------------------------
+    # The observer
+
+    def on_event(self, event: TraceEvent) -> None:
+        events = self._pending[event.pod]
+        events.append(event)
+        if len(events) > MAX_PENDING_EVENTS:
+            del events[: MAX_PENDING_EVENTS // 2]
+
+    def add_events(self, pod: str, events: list[dict[str, Any]]) -> None:
+        """Trace events that happened elsewhere (the binding task), in JSON form."""
+        self._pending[pod].extend(events)
+
+    def forget(self, pod: str, uid: str) -> None:
+        """Drops what is kept for a pod that is gone."""
+        self._pending.pop(pod, None)
+        self._open.pop(uid, None)
+        self.last_failure.pop(uid, None)
+
+    def abandon_open(self, message: str) -> None:
+        """Ends the attempts of pods waiting at Permit when their scheduler goes away."""
+        rows = SchedulingAttempt.objects.filter(pk__in=[o.row_id for o in self._open.values()])
+        rows.update(result="Error", message=message)
+        self._open.clear()
+        self._pending.clear()
+
+    # ------------------------------------------------------------------------------------------
+    # Attempts
+
+    def on_attempt(self, attempt: EngineAttempt) -> None:
+        pending = self._pending.pop(attempt.pod, [])
+        events = [e if isinstance(e, dict) else e.to_dict() for e in pending]
+        victims, self.victims = self.victims, []
+        opened = self._open.pop(attempt.uid, None)
+        if opened is not None and opened.cycle == attempt.cycle:
+            events = opened.events + events
+            row = SchedulingAttempt.objects.get(pk=opened.row_id)
+            _fill(row, attempt, victims or row.victims)
+            row.save()
+            AttemptTrace.objects.filter(attempt=row).delete()
+        else:
+            row = SchedulingAttempt(workspace_id=self.workspace_id)
+            _fill(row, attempt, victims)
+            row.save()
+        AttemptTrace.pack(row, events).save()
+        if attempt.result == WAITING:
+            self._open[attempt.uid] = _OpenAttempt(row.pk, attempt.cycle, events)
+        self._remember_failure(attempt, events)
+        self._broadcast(row, events)
+
+    def _remember_failure(self, attempt: EngineAttempt, events: list[dict[str, Any]]) -> None:
+        if attempt.result in ("Scheduled", WAITING):
+            self.last_failure.pop(attempt.uid, None)
+            return
+        plugins = sorted(
+            {e["plugin"] for e in events if e.get("plugin") and e.get("code") != "Success"}
+        )
+        self.last_failure[attempt.uid] = (attempt.message, plugins)
+
+    def _broadcast(self, row: SchedulingAttempt, events: list[dict[str, Any]]) -> None:
+        broadcast.send_attempt(self.workspace_id, summary(row))
+        points = [e for e in events if e.get("kind") == EXTENSION_POINT]
+        broadcast.send_trace(self.workspace_id, row.pod_uid, row.pod_key, row.pk, points)
+
+
+def summary(row: SchedulingAttempt) -> dict[str, Any]:
+    """An attempt as pages and the live stream show it (no trace)."""
+    return {
+        "id": row.pk,
+        "pod": row.pod_key,
+        "uid": row.pod_uid,
+        "profile": row.profile,
+        "cycle": row.cycle,
+        "result": row.result,
+        "node": row.node,
+        "message": row.message,
+        "evaluatedNodes": row.evaluated_nodes,
+        "feasibleNodes": row.feasible_nodes,
+        "nominatedNode": row.nominated_node,
+    }
+
+
+def _fill(row: SchedulingAttempt, attempt: EngineAttempt, victims: list[str]) -> None:
+    row.pod_key = attempt.pod
+    row.pod_uid = attempt.uid
+    row.profile = attempt.profile
+    row.cycle = attempt.cycle
+    row.result = attempt.result
+    row.node = attempt.node or ""
+    row.message = attempt.message
+    row.evaluated_nodes = attempt.evaluated_nodes
+    row.feasible_nodes = attempt.feasible_nodes
+    row.nominated_node = attempt.nominated_node or ""
+    row.final_scores = dict(attempt.final_scores)
+    row.victims = list(victims)

@@ -1,0 +1,62 @@
+"""Plugins the playground adds to the in-tree ones, and the registry the service builds from.
+
+``WaitForApproval`` holds every pod at Permit until a person approves or rejects it in the
+permit console, so waiting pods can be tried without writing a plugin. Enable it like any
+plugin::
+
+    profiles:
+    - schedulerName: default-scheduler
+      plugins:
+        permit:
+          enabled: [{name: WaitForApproval}]
+      pluginConfig:
+      - name: WaitForApproval
+        args: {timeoutSeconds: 120}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from framework.interface.cycle_state import CycleState
+from framework.interface.events import ClusterEventWithHint
+from framework.interface.plugins import EnqueueExtensions, PermitPlugin
+from framework.interface.status import Code, Status
+from framework.plugins.registry import in_tree_registry
+from framework.runtime.registry import Registry
+
+WAIT_FOR_APPROVAL = "WaitForApproval"
+DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300.0
+
+
+class WaitForApproval(PermitPlugin, EnqueueExtensions):
+    """Asks every pod to wait at Permit for ``timeoutSeconds`` (at most 15 minutes).
+
+    No cluster event undoes a person's rejection, so a rejected pod is tried again only when
+    the unschedulable pool's timeout (5 minutes) sends it back.
+    """
+
+    name = WAIT_FOR_APPROVAL
+
+    def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
+        timeout = (args or {}).get("timeoutSeconds", DEFAULT_APPROVAL_TIMEOUT_SECONDS)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ValueError(
+                f"{WAIT_FOR_APPROVAL} args: timeoutSeconds: Invalid value: {timeout!r}: "
+                "must be a positive number of seconds"
+            )
+        self.timeout = float(timeout)
+
+    def permit(self, state: CycleState, pod: Any, node_name: str) -> tuple[Status | None, float]:
+        return Status(Code.WAIT, "waiting for approval in the permit console"), self.timeout
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return []
+
+
+def playground_registry() -> Registry:
+    """The in-tree plugins plus the playground's own."""
+    registry = in_tree_registry()
+    registry.register(WAIT_FOR_APPROVAL, WaitForApproval)
+    return registry

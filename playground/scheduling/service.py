@@ -1,0 +1,533 @@
+"""The scheduler service: one workspace's kube-scheduler, fed from the database.
+
+A service holds the workspace's SchedulerLease, builds the engine's Scheduler from the current
+configuration and the database (as a restarted kube-scheduler lists its informers), and then
+advances in ticks (``tick()``), each of which:
+
+1. renews the lease, and stops if another worker took it over or the workspace is gone;
+2. delivers the change log written since the last tick to the scheduler as watch events;
+3. executes SchedulerCommands: pause, resume, apply-configuration, allow / reject a pod
+   waiting at Permit, and binding-finished (a binding task's outcome);
+4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles;
+5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``).
+
+Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
+PreBind; Bind and PostBind go to ``run_binding_cycle`` tasks (see ``binding``). Time comes from
+the injected clock, so tests drive permit timeouts, backoff and lease expiry with a FakeClock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections
+
+from framework.api.pod import Pod
+from framework.config import default_configuration
+from framework.interface.cycle_state import CycleState
+from framework.interface.status import Code, Status
+from framework.runtime.framework import Framework
+from framework.runtime.registry import Registry
+from framework.scheduler.scheduler import Scheduler
+from framework.util.clock import Clock, RealClock
+from playground.live import broadcast
+from playground.scheduling import lease, status
+from playground.scheduling.attempts import AttemptRecorder
+from playground.scheduling.binding import (
+    BINDING_FINISHED,
+    BindingRequest,
+    configuration,
+    status_from_json,
+)
+from playground.scheduling.plugins import playground_registry
+from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.models import SchedulerCommand, SchedulerStatus, Workspace
+
+logger = logging.getLogger(__name__)
+
+CYCLES_PER_TICK = 50
+"""Scheduling cycles at most between two looks at the change log and the commands."""
+STATUS_INTERVAL = 0.5
+"""Seconds between two publications of the queue and node usage."""
+SIZES_INTERVAL = 2.0
+"""Seconds between two samples of the queue sizes chart."""
+BINDING_TIMEOUT = 120.0
+"""Seconds a binding task may take to report before its pod is requeued."""
+
+Dispatch = Callable[[BindingRequest], None]
+
+
+class ServiceStopped(Exception):
+    """The service no longer holds its lease (or its workspace is gone)."""
+
+
+@dataclass(slots=True)
+class _Binding:
+    """A pod whose Bind was sent to a binding task, and how to end its binding cycle."""
+
+    pod: Pod
+    node: str
+    sent: float
+    done: Callable[[Status | None], None]
+
+
+class PlaygroundScheduler(Scheduler):
+    """The engine's Scheduler with Bind and PostBind handed to the service's dispatcher."""
+
+    dispatch_binding: Callable[[Framework, Pod, str, Callable[[Status | None], None]], None]
+
+    def bind_pod(
+        self,
+        framework: Framework,
+        state: CycleState,
+        pod: Pod,
+        host: str,
+        done: Callable[[Status | None], None],
+    ) -> None:
+        self.dispatch_binding(framework, pod, host, done)
+
+
+class ServiceCluster(DatabaseCluster):
+    """The workspace's DatabaseCluster as the scheduler uses it: pods it deletes are victims."""
+
+    def __init__(self, workspace_id: int, recorder: AttemptRecorder) -> None:
+        super().__init__(workspace_id)
+        self._recorder = recorder
+
+    def delete(self, obj: Any) -> None:
+        super().delete(obj)
+        if obj.kind == "Pod":
+            self._recorder.victims.append(obj.key)
+
+
+class ServiceThreadExecutor:
+    """Runs binding-cycle work on the service's thread.
+
+    Work submitted from that thread runs at once (like the engine's InlineExecutor); work from
+    other threads (a permit timeout firing on a timer thread) waits for the next tick, so the
+    scheduler and the database connection are only ever used by one thread.
+    """
+
+    def __init__(self) -> None:
+        self._thread = threading.get_ident()
+        self._queue: deque[Callable[[], None]] = deque()
+
+    def submit(self, work: Callable[[], None]) -> None:
+        if threading.get_ident() == self._thread:
+            work()
+        else:
+            self._queue.append(work)
+
+    def adopt_current_thread(self) -> None:
+        self._thread = threading.get_ident()
+
+    def run_pending(self) -> int:
+        ran = 0
+        while self._queue:
+            self._queue.popleft()()
+            ran += 1
+        return ran
+
+
+class _Discard:
+    """The executor of a scheduler being replaced: its late callbacks have nothing to do."""
+
+    def submit(self, work: Callable[[], None]) -> None:
+        pass
+
+
+class SchedulerService:
+    """One workspace's scheduler, advanced by ``tick()`` while it holds the lease."""
+
+    def __init__(
+        self,
+        workspace_id: int,
+        holder: str,
+        *,
+        clock: Clock | None = None,
+        task_id: str = "",
+        registry: Registry | None = None,
+        dispatch: Dispatch | None = None,
+        cycles_per_tick: int = CYCLES_PER_TICK,
+        status_interval: float = STATUS_INTERVAL,
+    ) -> None:
+        self.workspace_id = workspace_id
+        self.holder = holder
+        self.clock: Clock = clock or RealClock()
+        self.task_id = task_id
+        self.registry = registry or playground_registry()
+        self.dispatch = dispatch or _send_to_binding_task
+        self.cycles_per_tick = cycles_per_tick
+        self.status_interval = status_interval
+        self.lease_seconds = float(settings.SCHEDULER_LEASE_SECONDS)
+        self.generation: int | None = None
+        self.scheduler: PlaygroundScheduler | None = None
+        self.cluster: ServiceCluster | None = None
+        self.revision: int | None = None
+        self.paused = False
+        self.bindings: dict[str, _Binding] = {}
+        self.recorder = AttemptRecorder(workspace_id)
+        self.executor = ServiceThreadExecutor()
+        self.cycles = 0
+        """Scheduling cycles run since the service started."""
+        self._renewed = 0.0
+        self._published = float("-inf")
+        self._sampled = float("-inf")
+        self._sizes: list[list[float]] = []
+        self._node_usage: list[dict[str, Any]] | None = None
+        self._apply_waits = False
+        self.busy = False
+        """Whether the last tick had anything to do (the loop sleeps after an idle one)."""
+
+    # ------------------------------------------------------------------------------------------
+    # Lease
+
+    def start(self) -> bool:
+        """Takes the lease and builds the scheduler; False when another worker holds the lease."""
+        self.executor.adopt_current_thread()
+        self.generation = lease.acquire(
+            self.workspace_id, self.holder, self._now(), self.lease_seconds, self.task_id
+        )
+        if self.generation is None:
+            return False
+        self._renewed = self.clock.now()
+        self.rebuild()
+        self._announce("paused" if self.paused else "running")
+        return True
+
+    def stop(self, release: bool = True) -> None:
+        """Ends the service; ``release`` gives the lease up so a successor starts at once."""
+        self._replace_scheduler()
+        if release and self.generation is not None:
+            lease.release(self.workspace_id, self.holder, self.generation, self._now())
+            self._announce("stopped")
+
+    def _renew(self) -> bool:
+        """Renews the lease once a third of it has passed: often enough never to let it lapse."""
+        now = self.clock.now()
+        if now - self._renewed < self.lease_seconds / 3:
+            return True
+        renewed = lease.renew(
+            self.workspace_id, self.holder, self.generation or 0, self._now(), self.lease_seconds
+        )
+        if renewed:
+            self._renewed = now
+        return renewed
+
+    # ------------------------------------------------------------------------------------------
+    # Building the scheduler from the database
+
+    def rebuild(self, cfg: Any = None, revision: int | None = None) -> None:
+        """A new scheduler from ``cfg`` (default: the workspace's current configuration) and the
+        database, as kube-scheduler starts: list everything, then follow the changes."""
+        workspace = Workspace.objects.get(pk=self.workspace_id)
+        if cfg is None:
+            cfg, revision = self._current_configuration(workspace)
+        self._replace_scheduler()
+        cluster = ServiceCluster(self.workspace_id, self.recorder)
+        scheduler = PlaygroundScheduler.from_configuration(
+            cfg,
+            cluster,
+            self.registry,
+            clock=self.clock,
+            observer=self.recorder,
+            on_attempt=self.recorder.on_attempt,
+        )
+        scheduler.binding_executor = self.executor
+        scheduler.dispatch_binding = self._dispatch_binding
+        with cluster.consistent_read():
+            scheduler.start()
+        scheduler.queue.run()
+        self.scheduler, self.cluster, self.revision = scheduler, cluster, revision
+        self.paused = workspace.paused
+        self._sizes = self._stored_sizes()
+        self._publish(force=True)
+
+    def _current_configuration(self, workspace: Workspace) -> tuple[Any, int | None]:
+        current = workspace.current_configuration()
+        if current is None:
+            return default_configuration(), None
+        try:
+            return configuration(self.workspace_id, current.revision), current.revision
+        except ValueError:
+            logger.exception("workspace %s: revision %s is invalid", workspace, current.revision)
+            return default_configuration(), None
+
+    def _replace_scheduler(self) -> None:
+        """Lets go of the current scheduler: pods waiting at Permit stop waiting, quietly."""
+        old = self.scheduler
+        if old is None:
+            return
+        self.scheduler = None
+        old.binding_executor = _Discard()
+        framework = next(iter(old.profiles.values()), None)
+        if framework is not None:
+            for waiting in framework.waiting_pods:
+                waiting.reject("", "the scheduler was rebuilt")
+        self.recorder.abandon_open("the scheduler was rebuilt while the pod waited at Permit")
+        self.bindings.clear()
+
+    # ------------------------------------------------------------------------------------------
+    # The loop
+
+    def tick(self) -> bool:
+        """One round of work; False once the service has lost its lease (it must stop)."""
+        if self.scheduler is None:
+            raise ServiceStopped("the service was not started")
+        if not self._renew():
+            self._announce_lost()
+            return False
+        self.executor.run_pending()
+        changes = self.cluster.dispatch_changes()
+        commands = self._execute_commands()
+        self._expire_bindings()
+        cycles = 0
+        if not self.paused and not self._apply_waits:
+            cycles = self._run_cycles()
+        self.busy = bool(changes or commands or cycles)
+        self._publish(force=bool(commands))
+        return True
+
+    def run(self, stop: threading.Event, poll_seconds: float = 0.1) -> str:
+        """Ticks until the lease is lost or ``stop`` is set; returns why it ended.
+
+        An unexpected error rebuilds the scheduler from the database (its state may be half
+        changed); if that fails too, the service ends and the lease lapses to a successor.
+        """
+        while not stop.is_set():
+            try:
+                if not self.tick():
+                    return "lost the lease"
+            except Exception:
+                logger.exception("scheduler service of workspace %s failed", self.workspace_id)
+                close_old_connections()
+                try:
+                    self.rebuild(self._configuration_in_use(), self.revision)
+                except Exception:
+                    logger.exception("rebuilding the scheduler of %s failed", self.workspace_id)
+                    return "failed"
+                self.busy = False
+            if not self.busy:
+                stop.wait(poll_seconds)
+        return "stopped"
+
+    def _run_cycles(self) -> int:
+        queue = self.scheduler.queue
+        cycles = 0
+        while cycles < self.cycles_per_tick:
+            queue.run_periodic()
+            if not self.scheduler.schedule_one():
+                break
+            cycles += 1
+        self.cycles += cycles
+        return cycles
+
+    # ------------------------------------------------------------------------------------------
+    # Commands
+
+    def _execute_commands(self) -> int:
+        """Executes pending commands: binding outcomes first, then the others in order.
+
+        An apply waits while bindings are out (their outcomes belong to the scheduler that
+        sent them), and the commands after it wait with it, so they keep their order.
+        """
+        pending = list(
+            SchedulerCommand.objects.filter(
+                workspace_id=self.workspace_id, done_at__isnull=True
+            ).order_by("id")
+        )
+        bindings = [c for c in pending if c.kind == BINDING_FINISHED]
+        others = [c for c in pending if c.kind != BINDING_FINISHED]
+        executed = 0
+        self._apply_waits = False
+        for command in [*bindings, *others]:
+            if command.kind == SchedulerCommand.APPLY_CONFIGURATION and self.bindings:
+                self._apply_waits = True
+                break
+            outcome = self._execute(command.kind, command.payload or {})
+            SchedulerCommand.objects.filter(pk=command.pk).update(
+                done_at=self._now(), outcome=outcome
+            )
+            executed += 1
+        return executed
+
+    def _execute(self, kind: str, payload: dict[str, Any]) -> str:
+        handler = {
+            SchedulerCommand.PAUSE: self._pause,
+            SchedulerCommand.RESUME: self._resume,
+            SchedulerCommand.APPLY_CONFIGURATION: self._apply_configuration,
+            SchedulerCommand.ALLOW: self._allow,
+            SchedulerCommand.REJECT: self._reject,
+            BINDING_FINISHED: self._binding_finished,
+        }.get(kind)
+        if handler is None:
+            return f"not supported: {kind}"
+        try:
+            return handler(payload)
+        except (KeyError, TypeError, ValueError) as err:
+            return f"invalid {kind} command: {err}"
+
+    def _pause(self, payload: dict[str, Any]) -> str:
+        self._set_paused(True)
+        return "paused"
+
+    def _resume(self, payload: dict[str, Any]) -> str:
+        self._set_paused(False)
+        return "resumed"
+
+    def _set_paused(self, paused: bool) -> None:
+        self.paused = paused
+        Workspace.objects.filter(pk=self.workspace_id).update(paused=paused)
+        self._announce("paused" if paused else "running")
+
+    def _apply_configuration(self, payload: dict[str, Any]) -> str:
+        """Rebuilds the scheduler from the database with the configuration revision given
+        (default: the latest); an invalid revision is not applied."""
+        revision = payload.get("revision")
+        if revision is None:
+            current = Workspace.objects.get(pk=self.workspace_id).current_configuration()
+            revision = current.revision if current is not None else None
+        try:
+            cfg = configuration(self.workspace_id, revision)
+        except Exception as err:
+            return f"not applied: revision {revision}: {err}"
+        self.rebuild(cfg, revision)
+        return f"applied revision {revision}" if revision else "applied the default configuration"
+
+    def _allow(self, payload: dict[str, Any]) -> str:
+        """Allows a waiting pod for one plugin (``plugin``) or for all its pending plugins."""
+        waiting = self._waiting_pod(payload["uid"])
+        if waiting is None:
+            return "no such pod waits at Permit"
+        plugins = [payload["plugin"]] if payload.get("plugin") else waiting.get_pending_plugins()
+        for plugin in plugins:
+            waiting.allow(plugin)
+        return f"allowed by {', '.join(plugins)}"
+
+    def _reject(self, payload: dict[str, Any]) -> str:
+        """Rejects a waiting pod, in the name of one plugin (``plugin``) or its first pending."""
+        waiting = self._waiting_pod(payload["uid"])
+        if waiting is None:
+            return "no such pod waits at Permit"
+        plugin = payload.get("plugin") or next(iter(waiting.get_pending_plugins()), "")
+        message = payload.get("message") or "rejected in the permit console"
+        waiting.reject(plugin, message)
+        return f"rejected by {plugin}"
+
+    def _waiting_pod(self, uid: str) -> Any:
+        framework = next(iter(self.scheduler.profiles.values()))
+        return framework.get_waiting_pod(uid)
+
+    # ------------------------------------------------------------------------------------------
+    # Binding
+
+    def _dispatch_binding(
+        self, framework: Framework, pod: Pod, host: str, done: Callable[[Status | None], None]
+    ) -> None:
+        self.bindings[pod.uid] = _Binding(pod, host, self.clock.now(), done)
+        request = BindingRequest(
+            workspace_id=self.workspace_id,
+            generation=self.generation or 0,
+            namespace=pod.namespace,
+            name=pod.name,
+            uid=pod.uid,
+            node=host,
+            profile=framework.profile_name(),
+            revision=self.revision,
+        )
+        try:
+            self.dispatch(request)
+        except Exception as err:  # the broker is down: the binding cycle fails at once
+            logger.exception("sending the binding of %s failed", pod.key)
+            self._finish_binding(pod.uid, Status(Code.ERROR, f"sending the binding failed: {err}"))
+
+    def _binding_finished(self, payload: dict[str, Any]) -> str:
+        if payload.get("generation") != self.generation or payload["uid"] not in self.bindings:
+            return "ignored: no such binding in progress"
+        binding = self.bindings[payload["uid"]]
+        self.recorder.add_events(binding.pod.key, payload.get("events") or [])
+        status = status_from_json(payload.get("status"))
+        self._finish_binding(payload["uid"], status)
+        return "bound" if status is None else f"failed: {status.message()}"
+
+    def _finish_binding(self, uid: str, status: Status | None) -> None:
+        binding = self.bindings.pop(uid, None)
+        if binding is not None:
+            binding.done(status)
+
+    def _expire_bindings(self) -> None:
+        now = self.clock.now()
+        late = [uid for uid, b in self.bindings.items() if now - b.sent > BINDING_TIMEOUT]
+        for uid in late:
+            message = f"the binding task did not report within {BINDING_TIMEOUT:g} seconds"
+            self._finish_binding(uid, Status(Code.ERROR, message))
+
+    # ------------------------------------------------------------------------------------------
+    # Publishing
+
+    def publish_status(self) -> None:
+        """Stores and broadcasts the queue, waiting pods and node usage now."""
+        self._publish(force=True)
+
+    def _publish(self, force: bool = False) -> None:
+        now = self.clock.now()
+        if not force and now - self._published < self.status_interval:
+            return
+        self._published = now
+        bindings = {uid: (b.pod, b.node, b.sent) for uid, b in self.bindings.items()}
+        queue = status.queue_document(self.scheduler, now, self.recorder.last_failure, bindings)
+        if now - self._sampled >= SIZES_INTERVAL:
+            self._sampled = now
+            self._sizes = [*self._sizes, status.sizes_sample(queue, now)][
+                -status.QUEUE_SIZES_KEPT :
+            ]
+        document = {"queue": queue, "waiting_pods": queue["waiting"], "queue_sizes": self._sizes}
+        SchedulerStatus.objects.update_or_create(workspace_id=self.workspace_id, defaults=document)
+        broadcast.send_status(
+            self.workspace_id,
+            {
+                "queue": queue,
+                "waitingPods": queue["waiting"],
+                "queueSizes": self._sizes,
+                "paused": self.paused,
+            },
+        )
+        usage = status.node_usage(self.scheduler)
+        if usage != self._node_usage:
+            self._node_usage = usage
+            broadcast.send_node_usage(self.workspace_id, usage)
+
+    def _stored_sizes(self) -> list[list[float]]:
+        stored = SchedulerStatus.objects.filter(workspace_id=self.workspace_id).first()
+        return list(stored.queue_sizes) if stored is not None else []
+
+    def _announce(self, state: str) -> None:
+        broadcast.send_service_state(self.workspace_id, state, self.holder, self.generation or 0)
+
+    def _announce_lost(self) -> None:
+        logger.warning("workspace %s: %s lost the scheduler lease", self.workspace_id, self.holder)
+        self._replace_scheduler()
+
+    # ------------------------------------------------------------------------------------------
+
+    def _configuration_in_use(self) -> Any:
+        with contextlib.suppress(Exception):
+            return configuration(self.workspace_id, self.revision)
+        return default_configuration()
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock.now(), tz=UTC)
+
+
+def _send_to_binding_task(request: BindingRequest) -> None:
+    from playground.scheduling.tasks import run_binding_cycle
+
+    run_binding_cycle.delay(request.to_json())

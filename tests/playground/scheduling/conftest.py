@@ -1,0 +1,58 @@
+"""Fixtures for the scheduler service: a fake clock, captured broadcasts, services to build."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from framework.util.clock import FakeClock
+from playground.live import broadcast
+from playground.scheduling.binding import run_binding
+from playground.scheduling.service import SchedulerService
+
+
+@pytest.fixture
+def clock():
+    """Starts at the wall-clock time: leases are compared with the database's timestamps."""
+    return FakeClock(time.time())
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """Every broadcast message, as (group, message), instead of sending it."""
+    messages: list[tuple[str, dict]] = []
+    monkeypatch.setattr(broadcast, "send", lambda group, message: messages.append((group, message)))
+    return messages
+
+
+class BindingTasks:
+    """Stands in for the binding queue: keeps requests until a test runs them."""
+
+    def __init__(self) -> None:
+        self.requests = []
+
+    def __call__(self, request) -> None:
+        self.requests.append(request)
+
+    def run_all(self) -> list:
+        requests, self.requests = self.requests, []
+        return [run_binding(request) for request in requests]
+
+
+@pytest.fixture
+def binding_tasks():
+    return BindingTasks()
+
+
+@pytest.fixture
+def make_service(workspace, clock, sent, binding_tasks):
+    """``make_service(holder="a", **options)``: a service of the workspace, not started."""
+
+    def make(holder: str = "worker-a", **options) -> SchedulerService:
+        options.setdefault("clock", clock)
+        options.setdefault("dispatch", binding_tasks)
+        options.setdefault("status_interval", 0.0)
+        return SchedulerService(workspace.pk, holder, **options)
+
+    return make
