@@ -1,0 +1,112 @@
+"""A KubeSchedulerConfiguration checked as the scheduler service would take it.
+
+The text is loaded, defaulted and validated by the engine (upstream's messages and field
+paths), then every profile is built into a framework with the service's plugin registry, which
+catches what only construction finds (an unknown plugin, one that does not implement the
+extension point it is enabled at). A configuration that passes all of it is what Apply accepts;
+the effective plugins per extension point and each plugin's defaulted args come with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from framework.config import ConfigError, load_config, set_defaults, to_dict, validate
+from framework.runtime.expand import effective_plugins
+from framework.runtime.framework import FrameworkError
+from framework.runtime.registry import Registry
+from playground.scheduling.plugins import playground_registry
+
+POINTS = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+)
+"""The extension points a profile's form edits, in the order a pod meets them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason the configuration cannot be applied; ``field`` is empty when unknown."""
+
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
+@dataclass(slots=True)
+class Profile:
+    """A valid profile: its effective plugins per point and every plugin's defaulted args."""
+
+    index: int
+    name: str
+    points: dict[str, list[tuple[str, int | None]]] = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def point_rows(self) -> list[tuple[str, list[tuple[str, int | None]]]]:
+        return [(point, self.points.get(point, [])) for point in POINTS]
+
+
+@dataclass(slots=True)
+class Checked:
+    problems: list[Problem] = field(default_factory=list)
+    profiles: list[Profile] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+
+def check_configuration(text: str, registry: Registry | None = None) -> Checked:
+    """Every problem with the text, or its profiles when there is none."""
+    if not text.strip():
+        return Checked([Problem("", "the configuration is empty")])
+    try:
+        cfg = load_config(text.encode())  # bytes: always the document, never a file name
+    except ConfigError as err:
+        return Checked([Problem("", str(err))])
+    set_defaults(cfg)
+    errors = validate(cfg)
+    if errors:
+        return Checked([Problem(error.field, error.body()) for error in errors])
+    return _expand(cfg, registry or playground_registry())
+
+
+def _expand(cfg: Any, registry: Registry) -> Checked:
+    encoded = to_dict(cfg)["profiles"]
+    profiles, problems = [], []
+    for index, profile in enumerate(cfg.profiles):
+        try:
+            points = effective_plugins(profile, registry)
+        except FrameworkError as err:
+            # kube-scheduler's words when it cannot start with such a profile
+            message = f"creating profile for scheduler name {profile.scheduler_name}: {err}"
+            problems.append(Problem(f"profiles[{index}]", message))
+            continue
+        profiles.append(
+            Profile(
+                index=index,
+                name=profile.scheduler_name or "",
+                points={
+                    point: [(p["name"], p.get("weight")) for p in plugins]
+                    for point, plugins in points.items()
+                },
+                args={
+                    entry["name"]: entry.get("args")
+                    for entry in encoded[index].get("pluginConfig") or ()
+                },
+            )
+        )
+    return Checked(problems, [] if problems else profiles)
