@@ -107,7 +107,9 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.getenv("SQLITE_PATH", str(BASE_DIR / "var" / "playground.sqlite3")),
-            "OPTIONS": {"timeout": 20},
+            # IMMEDIATE: a transaction takes the write lock when it begins, so two writers
+            # queue for it instead of failing with "database is locked" when both upgrade.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
 

@@ -1,4 +1,4 @@
-"""Suite-wide setup: under CI=true the playground's tests must run on PostgreSQL and Redis.
+"""Suite-wide setup: fast password hashing, and under CI=true PostgreSQL and Redis are required.
 
 ``scripts/test`` points DATABASE_URL and REDIS_URL at 127.0.0.1 when those servers answer (and
 always under CI); this check turns a missing server into one clear failure at start-up instead
@@ -16,10 +16,12 @@ CONNECT_TIMEOUT_SECONDS = 3
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if os.getenv("CI", "").lower() != "true":
-        return
     from django.conf import settings
 
+    # The production hasher spends about a second per password on purpose; tests create many.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    if os.getenv("CI", "").lower() != "true":
+        return
     problems = production_backend_problems(settings.DATABASES["default"], settings.REDIS_URL)
     if problems:
         pytest.exit(
