@@ -69,7 +69,7 @@ class SchedulerConfiguration(models.Model):
     note = models.CharField(max_length=200, blank=True)
 
     class Meta:
-        ordering = ["workspace", "-revision"]
+        ordering = ["workspace_id", "-revision"]
         constraints = [
             models.UniqueConstraint(fields=["workspace", "revision"], name="unique_config_revision")
         ]
@@ -81,7 +81,9 @@ class SchedulerConfiguration(models.Model):
 class ClusterObject(models.Model):
     """One Kubernetes object of a workspace: the manifest, plus columns for queries."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="objects")
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="cluster_objects"
+    )
     kind = models.CharField(max_length=64, db_index=True)
     namespace = models.CharField(max_length=253, blank=True)
     name = models.CharField(max_length=253)
@@ -97,7 +99,7 @@ class ClusterObject(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["workspace", "kind", "namespace", "name"]
+        ordering = ["workspace_id", "kind", "namespace", "name"]
         constraints = [
             models.UniqueConstraint(
                 fields=["workspace", "kind", "namespace", "name"], name="unique_object_key"
