@@ -3,7 +3,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from playground.front.views import cluster, pods, queue, workspaces
+from playground.front.views import (
+    cluster,
+    control,
+    objects,
+    permit,
+    pods,
+    profile,
+    queue,
+    workspaces,
+)
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -16,5 +25,16 @@ urlpatterns = [
     path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),
     path("w/<slug:slug>/attempts/<int:pk>/", pods.attempt_detail, name="attempt"),
     path("w/<slug:slug>/objects/", cluster.objects, name="objects"),
+    path("w/<slug:slug>/objects/new/", objects.new_object, name="object-new"),
+    path("w/<slug:slug>/objects/<int:pk>/", objects.edit_object, name="object"),
+    path("w/<slug:slug>/objects/<int:pk>/delete/", objects.delete_object, name="object-delete"),
+    path("w/<slug:slug>/profile/", profile.editor, name="profile"),
+    path("w/<slug:slug>/profile/validate/", profile.validate, name="profile-validate"),
+    path("w/<slug:slug>/profile/edit/", profile.edit, name="profile-edit"),
+    path("w/<slug:slug>/profile/apply/", profile.apply, name="profile-apply"),
     path("w/<slug:slug>/queue/", queue.queue, name="queue"),
+    path("w/<slug:slug>/permit/", permit.permit, name="permit"),
+    path("w/<slug:slug>/permit/decide/", permit.decide, name="permit-decide"),
+    path("w/<slug:slug>/pause/", control.pause, name="pause"),
+    path("w/<slug:slug>/resume/", control.resume, name="resume"),
 ]

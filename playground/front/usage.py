@@ -75,3 +75,22 @@ def _node_row(row: ClusterObject, pods: list) -> NodeRow:
         memory=Usage("memory", requested.memory, allocatable.memory),
         pods=Usage("pods", len(info.pods), allocatable.allowed_pod_number),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class NodeUsage:
+    """A node's usage as the scheduler service publishes it (its cache's view, assumed pods
+    included): ``{name, cpu, memory, pods}``, each ``{requested, allocatable}``."""
+
+    name: str
+    cpu: Usage
+    memory: Usage
+    pods: Usage
+
+    @classmethod
+    def from_published(cls, entry: dict) -> NodeUsage:
+        def usage(resource: str) -> Usage:
+            amounts = entry.get(resource) or {}
+            return Usage(resource, amounts.get("requested", 0), amounts.get("allocatable", 0))
+
+        return cls(entry["name"], usage("cpu"), usage("memory"), usage("pods"))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import yaml
 from django import template
 
 register = template.Library()
@@ -31,3 +34,11 @@ def memory(amount: int) -> str:
             value = amount / size
             return f"{value:.0f}{unit}" if value == int(value) else f"{value:.1f}{unit}"
     return str(amount)
+
+
+@register.filter
+def as_yaml(value: Any) -> str:
+    """A JSON value as block YAML, keys in their order (plugin args in the profile form)."""
+    if value is None:
+        return ""
+    return yaml.safe_dump(value, sort_keys=False, default_flow_style=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
@@ -10,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from playground.front.access import workspace_view
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
+from playground.front.queue_board import Board
 from playground.front.usage import node_rows
 from playground.workspaces.models import ClusterObject, Workspace
 
@@ -19,26 +21,13 @@ SHOWN_ELSEWHERE = ("Node", "Pod")
 
 @workspace_view
 def nodes(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    page = Paginator(_objects(workspace, "Node"), PAGE_SIZE).get_page(request.GET.get("page"))
-    bound = _objects(workspace, "Pod").filter(node_name__in=[row.name for row in page])
-    context = {
-        "workspace": workspace,
-        "section": "nodes",
-        "page": page,
-        "rows": node_rows(page, bound),
-    }
+    context = {"section": "nodes", **nodes_context(workspace, request.GET.get("page"))}
     return render_page(request, "front/nodes.html", "front/nodes_table.html", context)
 
 
 @workspace_view
 def pods(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    page = Paginator(_objects(workspace, "Pod"), PAGE_SIZE).get_page(request.GET.get("page"))
-    context = {
-        "workspace": workspace,
-        "section": "pods",
-        "page": page,
-        "rows": list(zip(page, pod_states(workspace, page), strict=True)),
-    }
+    context = {"section": "pods", **pods_context(workspace, request.GET.get("page"))}
     return render_page(request, "front/pods.html", "front/pods_table.html", context)
 
 
@@ -63,7 +52,23 @@ def objects(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     return render_page(request, "front/objects.html", "front/objects_table.html", context)
 
 
-def _objects(workspace: Workspace, kind: str):
+def nodes_context(workspace: Workspace, page_number: Any) -> dict[str, Any]:
+    """One page of nodes with their usage (the live consumer renders it too)."""
+    page = Paginator(_objects(workspace, "Node"), PAGE_SIZE).get_page(page_number)
+    bound = _objects(workspace, "Pod").filter(node_name__in=[row.name for row in page])
+    return {"workspace": workspace, "page": page, "rows": node_rows(page, bound)}
+
+
+def pods_context(
+    workspace: Workspace, page_number: Any, board: Board | None = None
+) -> dict[str, Any]:
+    """One page of pods with their states; ``board`` is the queue as last published."""
+    page = Paginator(_objects(workspace, "Pod"), PAGE_SIZE).get_page(page_number)
+    states = pod_states(workspace, page, board)
+    return {"workspace": workspace, "page": page, "rows": list(zip(page, states, strict=True))}
+
+
+def _objects(workspace: Workspace, kind: str) -> Any:
     return ClusterObject.objects.filter(workspace=workspace, kind=kind).order_by(
         "namespace", "name"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
@@ -10,6 +12,8 @@ from django.shortcuts import redirect, render
 from playground.front.access import workspace_view
 from playground.front.pages import render_page
 from playground.workspaces.models import ClusterObject, Workspace
+
+LATEST_ATTEMPTS = 10
 
 
 @login_required
@@ -24,19 +28,23 @@ def workspace_list(request: HttpRequest) -> HttpResponse:
 
 @workspace_view
 def overview(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    context = {
+    context = {"section": "overview", **overview_context(workspace)}
+    return render_page(request, "front/overview.html", "front/overview_summary.html", context)
+
+
+def overview_context(workspace: Workspace) -> dict[str, Any]:
+    """The overview's summary (the live consumer renders it too)."""
+    return {
         "workspace": workspace,
-        "section": "overview",
         "counts": object_counts(workspace),
         "configuration": workspace.current_configuration(),
-        "attempts": workspace.attempts.all()[:10],
+        "attempts": workspace.attempts.all()[:LATEST_ATTEMPTS],
     }
-    return render_page(request, "front/overview.html", "front/overview_summary.html", context)
 
 
 def accessible_workspaces(request: HttpRequest) -> list[Workspace]:
     user = request.user
-    workspaces = Workspace._default_manager.select_related("owner")
+    workspaces = Workspace.objects.select_related("owner")
     if not user.is_superuser:
         workspaces = workspaces.filter(Q(owner=user) | Q(members=user)).distinct()
     return list(workspaces)

@@ -22,7 +22,7 @@ def stranger(db):
 
 @pytest.fixture
 def workspace(user):
-    return Workspace._default_manager.create(name="Lab", slug="lab", owner=user)
+    return Workspace.objects.create(name="Lab", slug="lab", owner=user)
 
 
 @pytest.fixture
@@ -36,3 +36,11 @@ def htmx(logged_in):
     """A logged-in client whose requests say they come from htmx."""
     logged_in.defaults["HTTP_HX_REQUEST"] = "true"
     return logged_in
+
+
+@pytest.fixture(autouse=True)
+def woken(monkeypatch):
+    """Workspaces whose scheduler the pages asked to start (no task is really enqueued)."""
+    calls = []
+    monkeypatch.setattr("playground.front.commands.ensure_scheduler_running", calls.append)
+    return calls

@@ -119,7 +119,7 @@ def test_an_attempt_without_a_stored_trace_says_so(logged_in, workspace):
 def test_attempts_of_another_workspace_are_not_found(logged_in, workspace, stranger):
     from playground.workspaces.models import Workspace
 
-    other = Workspace._default_manager.create(name="Other", slug="other", owner=stranger)
+    other = Workspace.objects.create(name="Other", slug="other", owner=stranger)
     attempt = SchedulingAttempt.objects.create(
         workspace=other, pod_key="default/p", pod_uid="u", result="Scheduled"
     )

@@ -8,10 +8,10 @@ from tests.playground.front.rows import pod, store
 
 
 def test_the_list_shows_owned_and_shared_workspaces_only(logged_in, user, stranger):
-    Workspace._default_manager.create(name="Mine", slug="mine", owner=user)
-    shared = Workspace._default_manager.create(name="Shared", slug="shared", owner=stranger)
+    Workspace.objects.create(name="Mine", slug="mine", owner=user)
+    shared = Workspace.objects.create(name="Shared", slug="shared", owner=stranger)
     shared.members.add(user)
-    Workspace._default_manager.create(name="Private", slug="private", owner=stranger)
+    Workspace.objects.create(name="Private", slug="private", owner=stranger)
     content = logged_in.get("/w/").content.decode()
     assert "Mine" in content
     assert "Shared" in content
@@ -19,7 +19,7 @@ def test_the_list_shows_owned_and_shared_workspaces_only(logged_in, user, strang
 
 
 def test_a_superuser_sees_every_workspace(client, stranger):
-    Workspace._default_manager.create(name="Private", slug="private", owner=stranger)
+    Workspace.objects.create(name="Private", slug="private", owner=stranger)
     admin = get_user_model().objects.create_superuser("root", password="x")
     client.force_login(admin)
     assert "Private" in client.get("/w/").content.decode()

@@ -1,0 +1,141 @@
+"""Create, edit and delete any cluster object through a YAML editor, validated on submit.
+
+Writes go through DatabaseCluster, which parses the manifest with the engine: a bad manifest
+raises the engine's ObjectError naming the field, which the editor shows on its line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from framework.api.errors import ObjectError
+from framework.cluster.interface import NotFoundError
+from playground.front.access import workspace_view
+from playground.front.commands import wake_scheduler
+from playground.front.manifest_text import (
+    FieldProblem,
+    ManifestTextError,
+    locate,
+    read_manifest,
+    to_text,
+)
+from playground.front.object_templates import TEMPLATE_KINDS, template_for
+from playground.front.pages import render_page
+from playground.workspaces.cluster import AlreadyExistsError, ConflictError, DatabaseCluster
+from playground.workspaces.models import ClusterObject, Workspace
+
+WRITE_ERRORS = (ObjectError, AlreadyExistsError, ConflictError, NotFoundError)
+
+
+@workspace_view
+def new_object(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    if request.method != "POST":
+        text = template_for(request.GET.get("kind", "Pod"))
+        return _editor(request, workspace, None, text)
+    text = request.POST.get("text", "")
+    return _save(request, workspace, None, text, DatabaseCluster(workspace).create)
+
+
+@workspace_view
+def edit_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
+    row = get_object_or_404(ClusterObject, workspace=workspace, pk=pk)
+    if request.method != "POST":
+        return _editor(request, workspace, row, to_text(row.manifest))
+    text = request.POST.get("text", "")
+    return _save(request, workspace, row, text, DatabaseCluster(workspace).update)
+
+
+@require_POST
+@workspace_view
+def delete_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
+    row = get_object_or_404(ClusterObject, workspace=workspace, pk=pk)
+    cluster = DatabaseCluster(workspace)
+    stored = cluster.get(row.kind, row.name, row.namespace)
+    if stored is not None:
+        cluster.delete(stored)
+        wake_scheduler(workspace)
+    messages.success(request, f"Deleted {row.kind} {row.key}.")
+    return _go(request, _list_url(workspace, row.kind))
+
+
+def _save(
+    request: HttpRequest, workspace: Workspace, row: ClusterObject | None, text: str, write: Any
+) -> HttpResponse:
+    try:
+        manifest = read_manifest(text)
+        if row is not None:
+            _check_identity(row, manifest)
+        stored = write(manifest)
+    except ManifestTextError as err:
+        return _editor(request, workspace, row, text, [err.problem], status=422)
+    except WRITE_ERRORS as err:
+        return _editor(request, workspace, row, text, [_problem(err, text)], status=422)
+    wake_scheduler(workspace)
+    messages.success(request, f"Saved {stored.kind} {stored.key}.")
+    return _go(request, _list_url(workspace, stored.kind))
+
+
+def _check_identity(row: ClusterObject, manifest: dict[str, Any]) -> None:
+    """An edit changes one object: another kind, namespace or name would be another object."""
+    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    for field, stored, given in (
+        ("kind", row.kind, manifest.get("kind")),
+        ("metadata.namespace", row.namespace, metadata.get("namespace") or ""),
+        ("metadata.name", row.name, metadata.get("name")),
+    ):
+        if given != stored:
+            raise ObjectError(
+                f'{row.kind} "{row.key}"',
+                field,
+                f"cannot be changed from {stored!r}: create a new object instead",
+            )
+
+
+def _problem(err: Exception, text: str) -> FieldProblem:
+    if isinstance(err, ObjectError):
+        return FieldProblem(err.field, f"{err.owner}: {err.problem}", locate(text, err.field))
+    field = "metadata.name" if isinstance(err, AlreadyExistsError) else ""
+    if isinstance(err, ConflictError):
+        field = "metadata.resourceVersion"
+    return FieldProblem(field, str(err), locate(text, field))
+
+
+def _editor(
+    request: HttpRequest,
+    workspace: Workspace,
+    row: ClusterObject | None,
+    text: str,
+    problems: list[FieldProblem] = (),
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        "workspace": workspace,
+        "section": "objects",
+        "row": row,
+        "text": text,
+        "problems": list(problems),
+        "kinds": TEMPLATE_KINDS,
+    }
+    return render_page(
+        request, "front/object.html", "front/object_editor.html", context, status=status
+    )
+
+
+def _list_url(workspace: Workspace, kind: str) -> str:
+    if kind == "Node":
+        return reverse("nodes", args=[workspace.slug])
+    if kind == "Pod":
+        return reverse("pods", args=[workspace.slug])
+    return reverse("objects", args=[workspace.slug]) + f"?kind={kind}"
+
+
+def _go(request: HttpRequest, url: str) -> HttpResponse:
+    """A redirect; htmx follows it as a whole page load rather than swapping it in."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

@@ -1,0 +1,146 @@
+"""The profile editor: the configuration's YAML checked as it is typed, a form per profile,
+the expanded plugin lists, and Apply, which hands a valid configuration to the scheduler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.db import transaction
+from django.db.models import Max
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from playground.front.access import workspace_view
+from playground.front.commands import send_command
+from playground.front.configuration import Checked, check_configuration
+from playground.front.pages import render_page
+from playground.front.profile_edits import EditError
+from playground.front.profile_form import edit_configuration
+from playground.scheduling.plugins import playground_registry
+from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, Workspace
+
+MINIMAL_CONFIGURATION = (
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+)
+REVISIONS_SHOWN = 10
+
+
+@workspace_view
+def editor(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    revision = _revision(workspace, request.GET.get("revision"))
+    text = revision.text if revision else MINIMAL_CONFIGURATION
+    return render_editor(request, workspace, text, _index(request.GET.get("profile")))
+
+
+@require_POST
+@workspace_view
+def validate(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """htmx: the check of the text as typed; without JavaScript, the editor with it."""
+    text = request.POST.get("text", "")
+    if request.htmx:
+        context = {"checked": check_configuration(text)}
+        return render(request, "front/config_check.html", context)
+    return render_editor(request, workspace, text, _index(request.POST.get("profile")))
+
+
+@require_POST
+@workspace_view
+def edit(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """One button of the profile form: the editor comes back with the changed text."""
+    text = request.POST.get("text", "")
+    index = _index(request.POST.get("show", request.POST.get("profile")))
+    op, note = request.POST.get("op", ""), ""
+    if op:
+        try:
+            text = edit_configuration(text, index, op, request.POST)
+        except EditError as err:
+            note = str(err)
+    return render_editor(request, workspace, text, index, note=note)
+
+
+def render_editor(
+    request: HttpRequest,
+    workspace: Workspace,
+    text: str,
+    index: int,
+    note: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    checked = check_configuration(text)
+    context = {
+        "workspace": workspace,
+        "section": "profile",
+        "text": text,
+        "checked": checked,
+        "profile": _selected(checked, index),
+        "rows": _form_rows(checked, index),
+        "note": note,
+        "revisions": workspace.configurations.all()[:REVISIONS_SHOWN],
+        "current": workspace.current_configuration(),
+    }
+    return render_page(
+        request, "front/profile.html", "front/profile_editor.html", context, status=status
+    )
+
+
+def _selected(checked: Checked, index: int) -> Any:
+    return checked.profiles[index] if 0 <= index < len(checked.profiles) else None
+
+
+def _form_rows(checked: Checked, index: int) -> list[tuple[str, list, list[str]]]:
+    """Per extension point: its plugins, and the registered ones not enabled there yet."""
+    profile = _selected(checked, index)
+    if profile is None:
+        return []
+    names = sorted(playground_registry())
+    return [
+        (point, plugins, [name for name in names if name not in {n for n, _ in plugins}])
+        for point, plugins in profile.point_rows()
+    ]
+
+
+def _revision(workspace: Workspace, number: str | None) -> SchedulerConfiguration | None:
+    if number and number.isdigit():
+        found = workspace.configurations.filter(revision=int(number)).first()
+        if found is not None:
+            return found
+    return workspace.current_configuration()
+
+
+def _index(value: str | None) -> int:
+    return int(value) if value and value.isdigit() else 0
+
+
+@require_POST
+@workspace_view
+def apply(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """A valid configuration becomes a new revision and goes to the running scheduler."""
+    text = request.POST.get("text", "")
+    index = _index(request.POST.get("profile"))
+    if not check_configuration(text).valid:
+        note = "Not applied: the configuration has problems."
+        return render_editor(request, workspace, text, index, note=note, status=422)
+    revision = _add_revision(workspace, text, request.user, request.POST.get("note", "")[:200])
+    send_command(
+        workspace,
+        request.user,
+        SchedulerCommand.APPLY_CONFIGURATION,
+        {"revision": revision.revision},
+    )
+    messages.success(request, f"Revision {revision.revision} sent to the scheduler.")
+    url = reverse("profile", args=[workspace.slug])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _add_revision(workspace: Workspace, text: str, user: Any, note: str) -> SchedulerConfiguration:
+    """The next revision number, taken under the workspace's row lock."""
+    with transaction.atomic():
+        list(Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk"))
+        latest = workspace.configurations.aggregate(latest=Max("revision"))["latest"] or 0
+        return SchedulerConfiguration.objects.create(
+            workspace=workspace, revision=latest + 1, text=text, created_by=user, note=note
+        )
