@@ -1,0 +1,48 @@
+"""Websocket clients that carry a real session cookie through the project's ASGI stack."""
+
+from __future__ import annotations
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from playground.asgi import application
+from playground.workspaces.models import Workspace
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+@pytest.fixture(autouse=True)
+def render_at_once(monkeypatch):
+    monkeypatch.setattr("playground.live.consumers.RENDER_INTERVAL", 0.0)
+
+
+@pytest.fixture
+def owner(transactional_db):
+    return get_user_model().objects.create_user("ada", password="x")
+
+
+@pytest.fixture
+def stranger(transactional_db):
+    return get_user_model().objects.create_user("eve", password="x")
+
+
+@pytest.fixture
+def workspace(owner):
+    return Workspace.objects.create(name="Lab", slug="lab", owner=owner)
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+def communicator(path: str, user=None, origin: str | None = ORIGIN) -> WebsocketCommunicator:
+    headers = [(b"host", b"127.0.0.1:8000")]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
+    if user is not None:
+        headers.append((b"cookie", session_cookie(user).encode()))
+    return WebsocketCommunicator(application, path, headers=headers)

@@ -1,0 +1,117 @@
+"""The pod websocket: only known pods, resync on connect, extension points as they happen."""
+
+from asgiref.sync import async_to_sync
+
+from playground.live import broadcast
+from playground.workspaces.models import SchedulingAttempt
+from tests.playground.front.rows import pod, store
+from tests.playground.live.conftest import communicator
+
+POINTS = [
+    {"kind": "extensionPoint", "point": "preFilter", "code": "Success", "durationSeconds": 0.001},
+    {
+        "kind": "extensionPoint",
+        "point": "filter",
+        "code": "Success",
+        "durationSeconds": 0.002,
+        "data": {"feasibleNodes": ["n1", "n2"], "failedNodes": {}},
+    },
+    {
+        "kind": "extensionPoint",
+        "point": "score",
+        "code": "Success",
+        "durationSeconds": 0.003,
+        "data": {"weights": {}, "scores": {}, "totals": {"n1": 300, "n2": 150}},
+    },
+    {"kind": "extensionPoint", "point": "reserve", "code": "Success", "node": "n1"},
+]
+
+
+def session(path, user, scenario):
+    ws = communicator(path, user)
+
+    async def run():
+        connected, _ = await ws.connect()
+        try:
+            first = await ws.receive_from() if connected else None
+            return await scenario(ws, connected, first)
+        finally:
+            await ws.disconnect()
+
+    return async_to_sync(run)()
+
+
+async def first_message(ws, connected, first):
+    return connected, first
+
+
+def test_a_pod_of_the_workspace_can_be_followed_and_its_attempts_come_first(owner, workspace):
+    store(workspace, pod("web"))
+    SchedulingAttempt.objects.create(
+        workspace=workspace,
+        pod_key="default/web",
+        pod_uid="uid-web",
+        result="Unschedulable",
+        message="0/1 nodes are available: 1 Insufficient cpu.",
+    )
+    connected, first = session("/ws/w/lab/pods/uid-web/", owner, first_message)
+    assert connected
+    assert first.startswith('<table id="pod-attempts">')
+    assert "0/1 nodes are available: 1 Insufficient cpu." in first
+    assert '<span id="pod-state">' in first
+
+
+def test_a_deleted_pod_with_attempts_can_still_be_followed(owner, workspace):
+    SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/gone", pod_uid="uid-gone", result="Scheduled"
+    )
+    connected, first = session("/ws/w/lab/pods/uid-gone/", owner, first_message)
+    assert connected and '<span id="pod-state">' not in first
+
+
+def test_an_unknown_pod_is_refused(owner, workspace):
+    connected, _ = session("/ws/w/lab/pods/nope/", owner, first_message)
+    assert not connected
+
+
+def test_people_without_access_are_refused(stranger, workspace):
+    store(workspace, pod("web"))
+    connected, _ = session("/ws/w/lab/pods/uid-web/", stranger, first_message)
+    assert not connected
+
+
+def test_each_extension_point_is_shown_as_it_happens(owner, workspace):
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        broadcast.send_trace(workspace.pk, "uid-web", "default/web", 7, POINTS)
+        return await ws.receive_from(timeout=5)
+
+    html = session("/ws/w/lab/pods/uid-web/", owner, scenario)
+    assert html.startswith('<div id="pod-live" class="panel">')
+    assert 'href="/w/lab/attempts/7/"' in html
+    assert "<td>preFilter</td>" in html and "<td>reserve</td>" in html
+    assert "2 feasible" in html
+    assert '<span class="chosen">n1</span>' in html and 'style="width: 50.0%"' in html
+
+
+def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspace):
+    store(workspace, pod("web", nodeName="n1"))
+
+    async def scenario(ws, connected, first):
+        broadcast.send_attempt(workspace.pk, {"id": 1, "uid": "uid-web", "pod": "default/web"})
+        return await ws.receive_from(timeout=5)
+
+    html = session("/ws/w/lab/pods/uid-web/", owner, scenario)
+    assert '<table id="pod-attempts">' in html
+    assert '<span class="badge bound">bound</span> on <strong>n1</strong>' in html
+
+
+def test_another_pods_messages_do_not_arrive(owner, workspace):
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        broadcast.send_trace(workspace.pk, "uid-other", "default/other", 8, POINTS)
+        return await ws.receive_nothing(timeout=0.3)
+
+    assert session("/ws/w/lab/pods/uid-web/", owner, scenario)
