@@ -25,6 +25,7 @@ from playground.front.views.queue import board_context
 from playground.front.views.workspaces import overview_context
 from playground.live import broadcast
 from playground.workspaces.models import (
+    AttemptTrace,
     ClusterObject,
     SchedulerLease,
     SchedulingAttempt,
@@ -127,12 +128,28 @@ def _render_service_state(state: str, holder: str) -> str:
 
 
 def pod_resync(workspace: Workspace, uid: str) -> str:
-    """The pod's state and attempts, from the database."""
-    pod = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid).first()
+    """The pod's state, its attempts and the latest one's extension points, from the database."""
+    parts = [_pod_attempts(workspace, uid)]
+    latest = (
+        AttemptTrace.objects.filter(attempt__workspace=workspace, attempt__pod_uid=uid)
+        .select_related("attempt")
+        .order_by("-attempt_id")
+        .first()
+    )
+    if latest is not None:
+        attempt = latest.attempt
+        message = {"pod": attempt.pod_key, "attemptId": attempt.pk, "events": latest.events()}
+        parts.append(_pod_trace(workspace, message))
+    return "".join(parts)
+
+
+def _pod_attempts(workspace: Workspace, uid: str) -> str:
+    """The attempts table and the pod's state (when the pod still exists)."""
     attempts = SchedulingAttempt.objects.filter(workspace=workspace, pod_uid=uid)
     parts = [
         render_to_string("front/pod_attempts.html", {"workspace": workspace, "attempts": attempts})
     ]
+    pod = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid).first()
     if pod is not None:
         state = pod_states(workspace, [pod])[0]
         parts.append(render_to_string("live/pod_state.html", {"state": state, "pod": pod}))
@@ -146,7 +163,7 @@ def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -
     if trace is not None:
         parts.append(_pod_trace(workspace, trace))
     if broadcast.ATTEMPT_RECORDED in latest:
-        parts.append(pod_resync(workspace, uid))
+        parts.append(_pod_attempts(workspace, uid))
     return "".join(parts)
 
 

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from playground.front.access import workspace_view
+from playground.front.commands import wake_scheduler
 from playground.front.pages import render_page
 from playground.workspaces.models import ClusterObject, Workspace
 
@@ -28,6 +29,7 @@ def workspace_list(request: HttpRequest) -> HttpResponse:
 
 @workspace_view
 def overview(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    wake_scheduler(workspace)  # a workspace someone looks at has its scheduler running
     context = {"section": "overview", **overview_context(workspace)}
     return render_page(request, "front/overview.html", "front/overview_summary.html", context)
 

@@ -59,3 +59,8 @@ def test_a_member_may_open_the_workspace(client, stranger, workspace):
     workspace.members.add(stranger)
     client.force_login(stranger)
     assert client.get("/w/lab/").status_code == 200
+
+
+def test_opening_a_workspace_starts_its_scheduler_if_none_runs(logged_in, workspace, woken):
+    logged_in.get("/w/lab/")
+    assert woken == [workspace]

@@ -115,3 +115,17 @@ def test_another_pods_messages_do_not_arrive(owner, workspace):
         return await ws.receive_nothing(timeout=0.3)
 
     assert session("/ws/w/lab/pods/uid-web/", owner, scenario)
+
+
+def test_connecting_shows_the_latest_attempts_extension_points(owner, workspace):
+    from playground.workspaces.models import AttemptTrace
+
+    store(workspace, pod("web"))
+    for cycle in (1, 2):
+        attempt = SchedulingAttempt.objects.create(
+            workspace=workspace, pod_key="default/web", pod_uid="uid-web", cycle=cycle
+        )
+        AttemptTrace.pack(attempt, POINTS[: cycle + 1]).save()
+    _, first = session("/ws/w/lab/pods/uid-web/", owner, first_message)
+    assert f'href="/w/lab/attempts/{attempt.pk}/"' in first
+    assert "<td>score</td>" in first and "<td>reserve</td>" not in first
