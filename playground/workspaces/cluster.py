@@ -1,0 +1,629 @@
+"""A workspace's cluster in the database: the engine's Cluster protocol over ClusterObject rows
+and their change log, ObjectChange.
+
+Views, imports, the scheduler service and binding tasks all write through ``DatabaseCluster``.
+Every write locks the workspace row, appends an ObjectChange and updates the object in one
+transaction; the change's id becomes the object's resourceVersion. Taking the lock before the
+id is allocated makes a workspace's change ids commit in increasing order, so a reader that
+follows the log by id (``changes_since``) never skips a change that committed late. The log
+keeps each new manifest as it was written, before its id was known: ``changes_since`` adds the
+resourceVersion (saving a second write per change).
+
+Objects come back parsed, through a process-wide cache (``playground.workspaces.parsed``); they
+are shared, so copy one before changing it, as with the engine's InMemoryCluster.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+from django.db import transaction
+from django.utils import timezone
+
+from framework.api.errors import ObjectError
+from framework.api.fields import format_time
+from framework.api.loader import KINDS, parse_object
+from framework.api.meta import KubeObject
+from framework.api.pod import Pod, PodCondition
+from framework.api.scheduling import PriorityClass
+from framework.cluster.interface import BindError, NotFoundError
+from playground.workspaces import admission
+from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
+from playground.workspaces.parsed import PARSED_OBJECTS
+
+WatchHandler = Callable[[str, Any, Any], None]
+ObjectOrManifest = KubeObject | Mapping[str, Any]
+
+ADDED, MODIFIED, DELETED = ObjectChange.ADDED, ObjectChange.MODIFIED, ObjectChange.DELETED
+DISPATCH_BATCH = 1000
+"""Changes read from the log at a time when delivering them to watchers."""
+
+
+class AlreadyExistsError(Exception):
+    """A create for an object that exists (the API server's AlreadyExists)."""
+
+
+class ConflictError(Exception):
+    """An update made from an outdated resourceVersion (the API server's Conflict)."""
+
+
+class ClusterChange(NamedTuple):
+    """One entry of the change log, as a watch delivers it; ``id`` is its resourceVersion."""
+
+    id: int
+    event_type: str
+    old: KubeObject | None
+    new: KubeObject | None
+
+
+class DatabaseCluster:
+    """The engine's ``Cluster`` for one workspace, stored in ClusterObject and ObjectChange.
+
+    Watchers registered with ``watch`` get every change after the position the watch started
+    from, when ``dispatch_changes()`` is called, and right after each write made through this
+    instance (as InMemoryCluster delivers them). An instance is meant for one thread.
+    """
+
+    def __init__(self, workspace: Workspace | int) -> None:
+        self.workspace_id: int = workspace if isinstance(workspace, int) else workspace.pk
+        self._watchers: list[WatchHandler] = []
+        self._position: int | None = None
+        self._dispatching = False
+
+    def __repr__(self) -> str:
+        return f"<DatabaseCluster of workspace {self.workspace_id}>"
+
+    # ------------------------------------------------------------------------------------------
+    # Reads
+
+    def get(self, kind: str, name: str, namespace: str = "") -> KubeObject | None:
+        rows = (
+            self._objects()
+            .filter(kind=kind, namespace=namespace, name=name)
+            .order_by()
+            .values_list("resource_version", "manifest")
+        )
+        for version, manifest in rows:
+            return self._parse(kind, namespace, name, version, manifest)
+        return None
+
+    def list(self, kind: str, namespace: str | None = None) -> list[KubeObject]:
+        """Objects of a kind in creation order (how the in-memory cluster lists them too)."""
+        rows = self._objects().filter(kind=kind)
+        if namespace is not None:
+            rows = rows.filter(namespace=namespace)
+        fields = ("kind", "namespace", "name", "resource_version", "manifest")
+        return [self._parse(*row) for row in rows.order_by("id").values_list(*fields)]
+
+    def kinds(self) -> list[str]:
+        return sorted(self._objects().order_by().values_list("kind", flat=True).distinct())
+
+    def latest_change_id(self) -> int:
+        """The id (resourceVersion) of the workspace's latest change, 0 if none."""
+        latest = self._changes().order_by("-id").values_list("id", flat=True).first()
+        return latest or 0
+
+    def changes_since(self, change_id: int, limit: int | None = None) -> list[ClusterChange]:
+        """The changes after ``change_id``, oldest first, with the objects before and after."""
+        rows = (
+            self._changes()
+            .filter(id__gt=change_id)
+            .order_by("id")
+            .values_list(
+                "id", "event_type", "kind", "namespace", "name", "old_manifest", "new_manifest"
+            )
+        )
+        if limit is not None:
+            rows = rows[:limit]
+        return [
+            ClusterChange(
+                change_id,
+                event_type,
+                self._parse_version(kind, namespace, name, old),
+                self._parse_version(kind, namespace, name, _stamped(new, change_id)),
+            )
+            for change_id, event_type, kind, namespace, name, old, new in rows
+        ]
+
+    @contextmanager
+    def consistent_read(self) -> Iterator[int]:
+        """Reads inside see the cluster as of one change id (yielded); watches start there.
+
+        Writers wait meanwhile. Use it to list a cluster and then follow it without missing or
+        repeating a change, as a starting scheduler does::
+
+            with cluster.consistent_read():
+                scheduler.start()   # lists every kind, then watches
+        """
+        with self._write_lock():
+            self._position = self.latest_change_id()
+            yield self._position
+
+    # ------------------------------------------------------------------------------------------
+    # Watching
+
+    def watch(self, handler: WatchHandler) -> None:
+        """Calls ``handler(event_type, old, new)`` for every change from now on (or from the
+        start of the enclosing ``consistent_read``)."""
+        if self._position is None:
+            self._position = self.latest_change_id()
+        self._watchers.append(handler)
+
+    def dispatch_changes(self) -> int:
+        """Delivers every change made since the last delivery to the watchers, in order.
+
+        Changes written by handlers while this runs are delivered after the ones before them,
+        as an informer queues them. Returns how many changes were delivered.
+        """
+        if self._dispatching or not self._watchers or self._position is None:
+            return 0
+        self._dispatching = True
+        delivered = 0
+        try:
+            while changes := self.changes_since(self._position, DISPATCH_BATCH):
+                for change in changes:
+                    self._position = change.id
+                    for handler in list(self._watchers):
+                        handler(change.event_type, change.old, change.new)
+                delivered += len(changes)
+        finally:
+            self._dispatching = False
+        return delivered
+
+    # ------------------------------------------------------------------------------------------
+    # Writes
+
+    def add(self, obj: ObjectOrManifest) -> KubeObject:
+        """Creates the object, or replaces it if it exists (as InMemoryCluster.add)."""
+        return self.add_many([obj])[0]
+
+    def create(self, obj: ObjectOrManifest) -> KubeObject:
+        """Creates the object; AlreadyExistsError if one with its kind and name exists."""
+        return self.add_many([obj], replace=False)[0]
+
+    def add_many(self, objects: Iterable[ObjectOrManifest], replace: bool = True) -> list[Any]:
+        """Creates (or, with ``replace``, replaces) several objects in one transaction.
+
+        Nothing is stored if any object is invalid (ObjectError), appears twice, or exists
+        when ``replace`` is false (AlreadyExistsError).
+        """
+        parsed = [_parsed(obj) for obj in objects]
+        _refuse_duplicates(parsed)
+        with self._write_lock():
+            existing = self._rows_by_key(parsed)
+            if not replace:
+                _refuse_existing(parsed, existing)
+            stored = self._write_many(parsed, existing)
+        self._after_write()
+        return stored
+
+    def update(self, obj: ObjectOrManifest) -> KubeObject:
+        """Replaces an existing object; NotFoundError if there is none, ConflictError if the
+        object carries a resourceVersion other than the stored one (an outdated copy)."""
+        parsed = _parsed(obj)
+        with self._write_lock():
+            row = self._row(parsed.kind, parsed.namespace, parsed.name)
+            if row is None:
+                raise NotFoundError(f'{resource_name(parsed.kind)} "{parsed.name}" not found')
+            version = parsed.metadata.resource_version
+            if version and version != str(row.resource_version):
+                raise ConflictError(
+                    f'Operation cannot be fulfilled on {resource_name(parsed.kind)} "'
+                    f'{parsed.name}": the object has been modified; please apply your changes '
+                    "to the latest version and try again"
+                )
+            stored = self._replace(row, parsed)
+        self._after_write()
+        return stored
+
+    def delete(self, obj: KubeObject) -> None:
+        """Deletes the stored object with this object's kind, namespace and name."""
+        with self._write_lock():
+            row = self._row(obj.kind, obj.namespace, obj.name)
+            if row is None:
+                raise NotFoundError(f'{resource_name(obj.kind)} "{obj.name}" not found')
+            self._append_change(DELETED, row, old=row.manifest, new=None)
+            row.delete()
+        self._after_write()
+
+    def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
+        """Sets ``spec.nodeName`` as the API server's Binding subresource, with its checks, and
+        marks the pod PodScheduled=True as the API server does."""
+        with self._write_lock():
+            row = self._row("Pod", namespace, name)
+            if row is None:
+                raise BindError(f'pods "{name}" not found')
+            pod = self._parse_row(row)
+            refusal = binding_refusal(pod, uid)
+            if refusal:
+                raise BindError(refusal)
+            bound = pod.deep_copy()
+            bound.spec.node_name = node_name
+            _set_condition(
+                bound.status.conditions,
+                PodCondition("PodScheduled", "True", last_transition_time=_now_in_seconds()),
+            )
+            self._replace(row, bound)
+        self._after_write()
+
+    def update_pod_status(
+        self,
+        namespace: str,
+        name: str,
+        condition: dict[str, str] | None = None,
+        nominated_node_name: str | None = None,
+    ) -> None:
+        """Patches a pod's condition (type/status/reason/message) and/or nominatedNodeName."""
+        with self._write_lock():
+            row = self._row("Pod", namespace, name)
+            if row is None:
+                raise NotFoundError(f'pods "{name}" not found')
+            patched = self._parse_row(row).deep_copy()
+            if nominated_node_name is not None:
+                patched.status.nominated_node_name = nominated_node_name
+            if condition is not None:
+                _set_condition(patched.status.conditions, PodCondition(**condition))
+            self._replace(row, patched)
+        self._after_write()
+
+    def record_event(self, event: dict[str, Any]) -> None:
+        """Stores a Kubernetes Event (Scheduled, FailedScheduling, Preempted...)."""
+        regarding = event.get("regarding") or {}
+        KubeEvent.objects.create(
+            workspace_id=self.workspace_id,
+            regarding_kind=regarding.get("kind", ""),
+            regarding_namespace=regarding.get("namespace", ""),
+            regarding_name=regarding.get("name", ""),
+            type=event.get("type", ""),
+            reason=event.get("reason", ""),
+            action=event.get("action", ""),
+            note=event.get("note", ""),
+        )
+
+    # ------------------------------------------------------------------------------------------
+    # Rows and parsing
+
+    def _objects(self) -> Any:
+        return ClusterObject.objects.filter(workspace_id=self.workspace_id)
+
+    def _changes(self) -> Any:
+        return ObjectChange.objects.filter(workspace_id=self.workspace_id)
+
+    def _row(self, kind: str, namespace: str, name: str) -> ClusterObject | None:
+        rows = self._objects().filter(kind=kind, namespace=namespace, name=name).order_by()
+        return next(iter(rows), None)
+
+    def _rows_by_key(self, objects: list[KubeObject]) -> dict[tuple[str, str, str], ClusterObject]:
+        rows = (
+            self._objects()
+            .filter(kind__in={o.kind for o in objects}, name__in={o.name for o in objects})
+            .order_by()
+        )
+        wanted = {_key(o) for o in objects}
+        return {key: row for row in rows if (key := (row.kind, row.namespace, row.name)) in wanted}
+
+    def _parse(
+        self, kind: str, namespace: str, name: str, version: int, manifest: Mapping[str, Any]
+    ) -> KubeObject:
+        return PARSED_OBJECTS.parse((self.workspace_id, kind, namespace, name, version), manifest)
+
+    def _parse_row(self, row: ClusterObject) -> Any:
+        return self._parse(row.kind, row.namespace, row.name, row.resource_version, row.manifest)
+
+    def _parse_version(
+        self, kind: str, namespace: str, name: str, manifest: Mapping[str, Any] | None
+    ) -> KubeObject | None:
+        if manifest is None:
+            return None
+        version = int(manifest.get("metadata", {}).get("resourceVersion") or 0)
+        return self._parse(kind, namespace, name, version, manifest)
+
+    # ------------------------------------------------------------------------------------------
+    # Writing rows
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """A transaction holding the workspace row's lock (see the module docstring)."""
+        with transaction.atomic():
+            locked = Workspace.objects.select_for_update().filter(pk=self.workspace_id)
+            if not list(locked.values_list("pk", flat=True)):
+                raise NotFoundError(f"workspace {self.workspace_id} does not exist")
+            yield
+
+    def _write_many(
+        self, objects: list[KubeObject], existing: dict[tuple[str, str, str], ClusterObject]
+    ) -> list[KubeObject]:
+        """Writes in the given order; runs of new objects are inserted together."""
+        classes = _BatchPriorityClasses(self, objects)
+        now = timezone.now()
+        stored: list[KubeObject] = []
+        creations: list[_Creation] = []
+        for obj in objects:
+            row = existing.get(_key(obj))
+            if row is None:
+                creations.append(self._creation(obj, classes, now))
+                continue
+            stored.extend(self._insert(creations))
+            creations = []
+            stored.append(self._replace(row, obj))
+        stored.extend(self._insert(creations))
+        return stored
+
+    def _creation(
+        self, obj: KubeObject, classes: admission.PriorityClasses, now: dt.datetime
+    ) -> _Creation:
+        """What creating the object stores: its admitted manifest, and its change."""
+        manifest = manifest_of(obj)
+        manifest["metadata"].setdefault("creationTimestamp", format_time(now))
+        if obj.kind == "Pod":
+            admission.admit_pod(manifest, obj.describe(), classes)
+        change = ObjectChange(
+            workspace_id=self.workspace_id,
+            event_type=ADDED,
+            kind=obj.kind,
+            namespace=obj.namespace,
+            name=obj.name,
+            new_manifest=manifest,
+        )
+        return _Creation(manifest, change)
+
+    def _insert(self, creations: list[_Creation]) -> list[KubeObject]:
+        """Rows for new objects: a few statements for any number of them."""
+        if not creations:
+            return []
+        changes = ObjectChange.objects.bulk_create([c.change for c in creations])
+        rows = []
+        for creation, change in zip(creations, changes, strict=True):
+            _stamp(creation.manifest, change.id)
+            rows.append(self._new_row(change, creation.manifest))
+        ClusterObject.objects.bulk_create(rows)
+        return [self._parse_row(row) for row in rows]
+
+    def _replace(self, row: ClusterObject, obj: KubeObject) -> KubeObject:
+        """Stores a new version of an existing object; its uid and creation time stay."""
+        manifest = manifest_of(obj)
+        _keep_identity(manifest, row, obj)
+        change = self._append_change(MODIFIED, row, old=row.manifest, new=manifest)
+        row.manifest = manifest
+        row.uid = manifest["metadata"]["uid"]
+        row.resource_version = change.id
+        stored = self._parse_row(row)
+        row.node_name, row.scheduler_name, row.priority, row.phase = _columns(stored)
+        row.save(update_fields=_REPLACED_FIELDS)
+        return stored
+
+    def _append_change(
+        self,
+        event_type: str,
+        row: ClusterObject,
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+    ) -> ObjectChange:
+        change = ObjectChange.objects.create(
+            workspace_id=self.workspace_id,
+            event_type=event_type,
+            kind=row.kind,
+            namespace=row.namespace,
+            name=row.name,
+            old_manifest=old,
+            new_manifest=new,
+        )
+        if new is not None:
+            _stamp(new, change.id)
+        return change
+
+    def _new_row(self, change: ObjectChange, manifest: dict[str, Any]) -> ClusterObject:
+        row = ClusterObject(
+            workspace_id=self.workspace_id,
+            kind=change.kind,
+            namespace=change.namespace,
+            name=change.name,
+            uid=manifest["metadata"]["uid"],
+            resource_version=change.id,
+            manifest=manifest,
+        )
+        row.node_name, row.scheduler_name, row.priority, row.phase = _columns(self._parse_row(row))
+        return row
+
+    def _after_write(self) -> None:
+        if self._watchers:
+            self.dispatch_changes()
+
+
+_REPLACED_FIELDS = [
+    "manifest",
+    "uid",
+    "resource_version",
+    "node_name",
+    "scheduler_name",
+    "priority",
+    "phase",
+    "updated",
+]
+
+
+class _Creation(NamedTuple):
+    manifest: dict[str, Any]
+    change: ObjectChange
+
+
+class _BatchPriorityClasses:
+    """PriorityClasses for admission: those being written in the same batch, then stored ones."""
+
+    def __init__(self, cluster: DatabaseCluster, batch: list[KubeObject]) -> None:
+        self._cluster = cluster
+        self._batch = {o.name: o for o in batch if isinstance(o, PriorityClass)}
+        self._stored: list[PriorityClass] | None = None
+
+    def get(self, name: str) -> PriorityClass | None:
+        return self._batch.get(name) or self._cluster.get("PriorityClass", name)
+
+    def global_default(self) -> PriorityClass | None:
+        if self._stored is None:
+            self._stored = self._cluster.list("PriorityClass")
+        batch_names = set(self._batch)
+        classes = [c for c in self._stored if c.name not in batch_names]
+        return admission.global_default([*classes, *self._batch.values()])
+
+
+# ----------------------------------------------------------------------------------------------
+# Manifests
+
+
+def manifest_of(obj: KubeObject) -> dict[str, Any]:
+    """The manifest to store for an object: ``to_dict()`` with its identity spelled out, and the
+    fields the engine changes in place on objects it then updates (labels, annotations, a
+    PersistentVolume's claimRef), which ``to_dict()`` does not write back."""
+    data = _json_ready(obj.to_dict())
+    metadata = dict(data.get("metadata") or {})
+    metadata["name"] = obj.name
+    if obj.namespace:
+        metadata["namespace"] = obj.namespace
+    else:
+        metadata.pop("namespace", None)
+    metadata["uid"] = obj.uid
+    _set_or_drop(metadata, "labels", dict(obj.metadata.labels))
+    _set_or_drop(metadata, "annotations", dict(obj.metadata.annotations))
+    data["metadata"] = metadata
+    if obj.kind == "PersistentVolume":
+        _write_claim_ref(data, obj.spec.claim_ref)
+    return data
+
+
+def _write_claim_ref(data: dict[str, Any], ref: Any) -> None:
+    spec = data.setdefault("spec", {})
+    if ref is None:
+        spec.pop("claimRef", None)
+        return
+    written = dict(spec.get("claimRef") or {})
+    for key, value in (("namespace", ref.namespace), ("name", ref.name), ("uid", ref.uid)):
+        _set_or_drop(written, key, value)
+    spec["claimRef"] = written
+
+
+def _json_ready(value: Any) -> Any:
+    """Timestamps that a YAML loader turned into datetimes, back in the API's text form."""
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, dt.datetime):
+        return format_time(value if value.tzinfo else value.replace(tzinfo=dt.UTC))
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+def _stamp(manifest: dict[str, Any], version: int) -> None:
+    manifest["metadata"]["resourceVersion"] = str(version)
+
+
+def _stamped(manifest: dict[str, Any] | None, version: int) -> dict[str, Any] | None:
+    """A logged manifest with the resourceVersion it was stored under (a shallow copy)."""
+    if manifest is None:
+        return None
+    metadata = {**manifest.get("metadata", {}), "resourceVersion": str(version)}
+    return {**manifest, "metadata": metadata}
+
+
+def _keep_identity(manifest: dict[str, Any], row: ClusterObject, obj: KubeObject) -> None:
+    """uid and creationTimestamp are the stored object's; naming another uid is an error."""
+    given = (obj.manifest.get("metadata") or {}).get("uid")
+    if given and given != row.uid:
+        raise ObjectError(
+            obj.describe(),
+            "metadata.uid",
+            f'Invalid value: "{given}": field is immutable',
+        )
+    metadata = manifest["metadata"]
+    metadata["uid"] = row.uid
+    created = (row.manifest.get("metadata") or {}).get("creationTimestamp")
+    if created:
+        metadata["creationTimestamp"] = created
+
+
+def _columns(obj: KubeObject) -> tuple[str, str, int, str]:
+    """(node_name, scheduler_name, priority, phase): the pod columns pages filter on."""
+    if not isinstance(obj, Pod):
+        return "", "", 0, ""
+    return obj.spec.node_name, obj.spec.scheduler_name, obj.spec.priority, obj.status.phase
+
+
+def _set_or_drop(data: dict[str, Any], key: str, value: Any) -> None:
+    if value:
+        data[key] = value
+    else:
+        data.pop(key, None)
+
+
+# ----------------------------------------------------------------------------------------------
+# Checks
+
+
+def binding_refusal(pod: Pod, uid: str) -> str:
+    """Why the API server would refuse to bind this pod, or "" (its texts, in its order)."""
+    if uid and pod.uid != uid:
+        return (
+            f'Operation cannot be fulfilled on pods/binding "{pod.name}": the UID in the '
+            f"precondition ({uid}) does not match the UID in record ({pod.uid}). "
+            "The object might have been deleted and then recreated"
+        )
+    if pod.metadata.deletion_timestamp is not None:
+        return f"pod {pod.name} is being deleted, cannot be assigned to a host"
+    if pod.spec.node_name:
+        return f'pod {pod.name} is already assigned to node "{pod.spec.node_name}"'
+    if pod.spec.scheduling_gates:
+        return f"pod {pod.name} has non-empty .spec.schedulingGates"
+    return ""
+
+
+def resource_name(kind: str) -> str:
+    """The resource as the API server names it in errors: ``pods``,
+    ``priorityclasses.scheduling.k8s.io``."""
+    plural = kind.lower() + ("es" if kind.endswith("s") else "s")
+    cls = KINDS.get(kind)
+    group = cls.API_VERSION.rpartition("/")[0] if cls is not None else ""
+    return f"{plural}.{group}" if group else plural
+
+
+def _parsed(obj: ObjectOrManifest) -> KubeObject:
+    parsed = obj if isinstance(obj, KubeObject) else parse_object(obj)
+    admission.validate_names(parsed)
+    return parsed
+
+
+def _key(obj: KubeObject) -> tuple[str, str, str]:
+    return obj.kind, obj.namespace, obj.name
+
+
+def _refuse_duplicates(objects: list[KubeObject]) -> None:
+    seen: set[tuple[str, str, str]] = set()
+    for obj in objects:
+        if _key(obj) in seen:
+            raise ObjectError(obj.describe(), "", "appears more than once")
+        seen.add(_key(obj))
+
+
+def _refuse_existing(
+    objects: list[KubeObject], existing: dict[tuple[str, str, str], ClusterObject]
+) -> None:
+    for obj in objects:
+        if _key(obj) in existing:
+            raise AlreadyExistsError(f'{resource_name(obj.kind)} "{obj.name}" already exists')
+
+
+def _set_condition(conditions: list[PodCondition], condition: PodCondition) -> None:
+    """Replaces the condition of the same type, or appends it."""
+    for index, existing in enumerate(conditions):
+        if existing.type == condition.type:
+            conditions[index] = condition
+            return
+    conditions.append(condition)
+
+
+def _now_in_seconds() -> dt.datetime:
+    """Timestamps in manifests have whole seconds."""
+    return timezone.now().replace(microsecond=0)

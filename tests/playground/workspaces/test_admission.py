@@ -1,0 +1,142 @@
+"""What the playground's store does as an API server would: Priority admission, name checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from framework.api.errors import ObjectError
+
+
+def priority_class(name: str, value: int, **fields) -> dict:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        **fields,
+    }
+
+
+def pod(name: str = "web", **spec) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}], **spec},
+    }
+
+
+@pytest.mark.parametrize(
+    ("classes", "spec", "expected"),
+    [
+        ([], {}, (0, "", "PreemptLowerPriority")),
+        ([priority_class("high", 1000)], {"priorityClassName": "high"}, (1000, "high", None)),
+        (
+            [priority_class("polite", 500, preemptionPolicy="Never")],
+            {"priorityClassName": "polite"},
+            (500, "polite", "Never"),
+        ),
+        (
+            [priority_class("low", 10, globalDefault=True), priority_class("lower", 5)],
+            {},
+            (10, "low", "PreemptLowerPriority"),
+        ),
+        (
+            [
+                priority_class("b", 20, globalDefault=True),
+                priority_class("a", 10, globalDefault=True),
+            ],
+            {},
+            (10, "a", None),
+        ),
+        ([], {"priorityClassName": "system-node-critical"}, (2000001000, "", None)),
+        (
+            [priority_class("high", 1000)],
+            {"priorityClassName": "high", "priority": 3},
+            (3, "high", None),
+        ),
+    ],
+    ids=[
+        "no class and no default give priority zero",
+        "the named class gives its value",
+        "the class gives its preemption policy",
+        "a pod naming no class gets the global default",
+        "of two global defaults the lower value wins",
+        "system classes exist in every cluster",
+        "a pod carrying its priority is taken as already admitted",
+    ],
+)
+def test_a_new_pod_gets_its_priority_from_its_class(cluster, classes, spec, expected):
+    cluster.add_many(classes)
+    stored = cluster.add(pod(**spec))
+    priority, class_name, policy = expected
+    assert stored.spec.priority == priority
+    if class_name:
+        assert stored.spec.priority_class_name == class_name
+    if policy:
+        assert stored.spec.preemption_policy == policy
+
+
+def test_a_class_created_in_the_same_batch_is_found(cluster):
+    stored = cluster.add_many([pod(priorityClassName="high"), priority_class("high", 1000)])
+    assert stored[0].spec.priority == 1000
+
+
+def test_an_unknown_class_is_refused_with_the_admission_text(cluster):
+    with pytest.raises(ObjectError) as raised:
+        cluster.add(pod(priorityClassName="gold"))
+    assert str(raised.value) == (
+        'Pod "default/web": spec.priorityClassName: no PriorityClass with name gold was found'
+    )
+    assert cluster.get("Pod", "web", "default") is None
+
+
+def test_a_preemption_policy_contradicting_the_class_is_refused(cluster):
+    cluster.add(priority_class("high", 1000))
+    with pytest.raises(ObjectError) as raised:
+        cluster.add(pod(priorityClassName="high", preemptionPolicy="Never"))
+    assert raised.value.field == "spec.preemptionPolicy"
+    assert raised.value.problem == (
+        "the string value of PreemptionPolicy (Never) must not be provided in pod spec; "
+        "priority admission controller computed PreemptLowerPriority from the given "
+        "PriorityClass name"
+    )
+
+
+def test_replacing_a_pod_does_not_admit_it_again(cluster):
+    cluster.add(priority_class("high", 1000))
+    cluster.add(pod(priorityClassName="high"))
+    cluster.delete(cluster.get("PriorityClass", "high"))
+    edited = cluster.get("Pod", "web", "default").to_dict()
+    del edited["spec"]["priority"]
+    replaced = cluster.add(edited)
+    assert replaced.spec.priority_class_name == "high"
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "accepted"),
+    [
+        ("Node", "worker-1.zone-a", True),
+        ("Node", "Worker", False),
+        ("Node", "-worker", False),
+        ("Namespace", "team-a", True),
+        ("Namespace", "team.a", False),
+        ("Pod", "web_1", False),
+    ],
+    ids=[
+        "a node name with dots",
+        "an upper-case node name",
+        "a node name starting with a dash",
+        "a namespace label",
+        "a namespace with a dot",
+        "a pod name with an underscore",
+    ],
+)
+def test_names_follow_the_api_server_rules(cluster, kind, name, accepted):
+    manifest = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name}}
+    if accepted:
+        assert cluster.add(manifest).name == name
+    else:
+        with pytest.raises(ObjectError) as raised:
+            cluster.add(manifest)
+        assert raised.value.field == "metadata.name"

@@ -1,0 +1,293 @@
+"""DatabaseCluster stores objects as an API server does: versions, identity, refusals."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from framework.api.core import ObjectReference
+from framework.api.errors import ObjectError
+from framework.cluster.interface import NotFoundError
+from playground.workspaces.cluster import AlreadyExistsError, ConflictError, DatabaseCluster
+from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange
+from tests.framework.builders import make_node, make_pod
+
+
+def pod_manifest(name: str = "web", **spec) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}], **spec},
+    }
+
+
+def test_an_added_object_reads_back_with_the_change_id_as_its_resource_version(cluster):
+    cluster.add(make_node("n1"))
+    stored = cluster.add(make_pod("web", cpu="500m"))
+    change = ObjectChange.objects.get(name="web")
+    row = ClusterObject.objects.get(name="web")
+    assert row.resource_version == change.id
+    assert stored.metadata.resource_version == str(change.id)
+    got = cluster.get("Pod", "web", "default")
+    assert got.metadata.resource_version == str(change.id)
+    assert str(got.spec.containers[0].resources.requests["cpu"]) == "500m"
+
+
+def test_the_stored_manifest_spells_out_identity_as_the_api_server_would(cluster):
+    cluster.add(pod_manifest("web"))
+    metadata = ClusterObject.objects.get(name="web").manifest["metadata"]
+    assert metadata["namespace"] == "default"
+    assert metadata["uid"] == cluster.get("Pod", "web", "default").uid
+    assert metadata["resourceVersion"] == str(ObjectChange.objects.get().id)
+    assert dt.datetime.fromisoformat(metadata["creationTimestamp"]).tzinfo is not None
+
+
+def test_a_missing_object_reads_as_none(cluster):
+    assert cluster.get("Pod", "web", "default") is None
+    assert cluster.get("Node", "n1") is None
+
+
+def test_objects_are_listed_in_creation_order_per_kind_and_namespace(cluster):
+    for name, namespace in (("b", "default"), ("a", "team"), ("c", "default")):
+        cluster.add(make_pod(name, namespace))
+    cluster.add(make_node("n1"))
+    assert [p.key for p in cluster.list("Pod")] == ["default/b", "team/a", "default/c"]
+    assert [p.name for p in cluster.list("Pod", "default")] == ["b", "c"]
+    assert cluster.kinds() == ["Node", "Pod"]
+
+
+def test_workspaces_do_not_see_each_others_objects(cluster, workspace, user):
+    other = DatabaseCluster(type(workspace).objects.create(name="B", slug="b", owner=user))
+    other.add(make_node("n1"))
+    assert cluster.get("Node", "n1") is None
+    assert cluster.list("Node") == []
+    assert cluster.latest_change_id() == 0
+
+
+def test_adding_an_existing_object_replaces_it_keeping_uid_creation_time_and_place(cluster):
+    first = cluster.add(make_pod("web", uid="u-1"))
+    cluster.add(make_pod("other"))
+    created = ClusterObject.objects.get(name="web").manifest["metadata"]["creationTimestamp"]
+    replaced = cluster.add(make_pod("web", cpu="2"))
+    assert replaced.uid == first.uid == "u-1"
+    assert int(replaced.metadata.resource_version) > int(first.metadata.resource_version)
+    assert ClusterObject.objects.get(name="web").manifest["metadata"]["creationTimestamp"] == (
+        created
+    )
+    assert [p.name for p in cluster.list("Pod")] == ["web", "other"]
+    assert list(ObjectChange.objects.values_list("event_type", flat=True)) == [
+        "ADDED",
+        "ADDED",
+        "MODIFIED",
+    ]
+
+
+def test_creating_an_existing_object_is_refused_with_the_api_server_text(cluster):
+    cluster.create(make_pod("web"))
+    with pytest.raises(AlreadyExistsError) as raised:
+        cluster.create(make_pod("web"))
+    assert str(raised.value) == 'pods "web" already exists'
+    assert ObjectChange.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("manifest", "field"),
+    [
+        (pod_manifest(containers=[{"name": "c", "resources": {"requests": {"cpu": "x"}}}]), "cpu"),
+        ({"apiVersion": "v1", "kind": "Pod", "metadata": {}}, "metadata.name"),
+        ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "Node_1"}}, "metadata.name"),
+        ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "namespace": "A"}}, "ns"),
+        ({"apiVersion": "v1", "kind": "Gadget", "metadata": {"name": "g"}}, "kind"),
+    ],
+    ids=[
+        "an unparsable quantity",
+        "a missing name",
+        "a name that is no DNS subdomain",
+        "a namespace that is no DNS label",
+        "an unsupported kind",
+    ],
+)
+def test_a_bad_manifest_raises_an_object_error_and_stores_nothing(cluster, manifest, field):
+    with pytest.raises(ObjectError) as raised:
+        cluster.add(manifest)
+    message = str(raised.value)
+    assert {"cpu": "cpu", "ns": "metadata.namespace"}.get(field, field) in message
+    assert ClusterObject.objects.count() == 0
+    assert ObjectChange.objects.count() == 0
+
+
+def test_a_bad_name_is_reported_in_upstream_words(cluster):
+    with pytest.raises(ObjectError) as raised:
+        cluster.add({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "Node_1"}})
+    assert raised.value.owner == 'Node "Node_1"'
+    assert raised.value.field == "metadata.name"
+    assert raised.value.problem.startswith(
+        'Invalid value: "Node_1": a lowercase RFC 1123 subdomain must consist of'
+    )
+
+
+def test_a_batch_with_one_bad_object_stores_nothing(cluster):
+    with pytest.raises(ObjectError, match="no PriorityClass with name gold was found"):
+        cluster.add_many([make_node("n1"), pod_manifest(priorityClassName="gold")])
+    assert ClusterObject.objects.count() == 0
+    assert ObjectChange.objects.count() == 0
+
+
+def test_a_batch_naming_an_object_twice_is_refused(cluster):
+    with pytest.raises(ObjectError, match='Node "n1": appears more than once'):
+        cluster.add_many([make_node("n1"), make_node("n1")])
+
+
+def test_a_batch_keeps_its_order_in_the_change_log(cluster):
+    cluster.add(make_node("n2"))
+    cluster.add_many([make_node("n1"), make_node("n2", cpu="8"), make_node("n3")])
+    assert list(ObjectChange.objects.values_list("event_type", "name")) == [
+        ("ADDED", "n2"),
+        ("ADDED", "n1"),
+        ("MODIFIED", "n2"),
+        ("ADDED", "n3"),
+    ]
+
+
+def test_updating_a_missing_object_is_not_found(cluster):
+    with pytest.raises(NotFoundError, match='pods "web" not found'):
+        cluster.update(make_pod("web"))
+
+
+def test_an_update_from_an_outdated_copy_is_a_conflict(cluster):
+    outdated = cluster.add(make_pod("web"))
+    cluster.update(outdated)
+    with pytest.raises(ConflictError, match='on pods "web": the object has been modified'):
+        cluster.update(outdated)
+
+
+def test_an_update_without_a_resource_version_is_unconditional(cluster):
+    cluster.add(make_pod("web"))
+    cluster.update(make_pod("web"))
+    assert cluster.update(make_pod("web", cpu="1")).spec.containers[0].resources.requests
+
+
+def test_an_update_naming_another_uid_is_refused(cluster):
+    cluster.add(make_pod("web", uid="u-1"))
+    with pytest.raises(ObjectError) as raised:
+        cluster.update(make_pod("web", uid="u-2"))
+    assert str(raised.value) == (
+        'Pod "default/web": metadata.uid: Invalid value: "u-2": field is immutable'
+    )
+
+
+def test_annotations_the_engine_adds_in_place_are_stored(cluster):
+    claim = cluster.add(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "data"},
+            "spec": {"accessModes": ["ReadWriteOnce"]},
+        }
+    ).deep_copy()
+    claim.metadata.annotations["volume.kubernetes.io/selected-node"] = "n1"
+    cluster.update(claim)
+    assert cluster.get("PersistentVolumeClaim", "data", "default").metadata.annotations == {
+        "volume.kubernetes.io/selected-node": "n1"
+    }
+
+
+def test_a_bound_claim_ref_is_stored(cluster):
+    pv = cluster.add(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv1"},
+            "spec": {"capacity": {"storage": "1Gi"}},
+        }
+    ).deep_copy()
+    pv.spec.claim_ref = ObjectReference("default", "data", "uid-1")
+    cluster.update(pv)
+    stored = ClusterObject.objects.get(name="pv1").manifest["spec"]["claimRef"]
+    assert stored == {"namespace": "default", "name": "data", "uid": "uid-1"}
+    assert cluster.get("PersistentVolume", "pv1").spec.claim_ref.uid == "uid-1"
+
+
+def test_timestamps_read_by_a_yaml_loader_are_stored_as_text(cluster):
+    manifest = pod_manifest("web")
+    manifest["metadata"]["creationTimestamp"] = dt.datetime(2026, 1, 2, 3, 4, 5)
+    cluster.add(manifest)
+    stored = ClusterObject.objects.get(name="web").manifest["metadata"]["creationTimestamp"]
+    assert stored == "2026-01-02T03:04:05Z"
+
+
+def test_a_deleted_object_is_gone_and_its_last_state_is_in_the_log(cluster):
+    pod = cluster.add(make_pod("web"))
+    cluster.delete(pod)
+    assert cluster.get("Pod", "web", "default") is None
+    change = ObjectChange.objects.last()
+    assert (change.event_type, change.new_manifest) == ("DELETED", None)
+    assert change.old_manifest["metadata"]["resourceVersion"] == pod.metadata.resource_version
+    with pytest.raises(NotFoundError, match='pods "web" not found'):
+        cluster.delete(pod)
+
+
+def test_pod_columns_follow_the_manifest(cluster):
+    cluster.add(make_node("n1"))
+    cluster.add(
+        pod_manifest("web", nodeName="n1", priority=7, schedulerName="custom")
+        | {"status": {"phase": "Running"}}
+    )
+    row = ClusterObject.objects.get(name="web")
+    assert (row.node_name, row.priority, row.scheduler_name, row.phase) == (
+        "n1",
+        7,
+        "custom",
+        "Running",
+    )
+    node_row = ClusterObject.objects.get(name="n1")
+    assert (node_row.node_name, node_row.priority) == ("", 0)
+
+
+def test_a_pod_status_patch_sets_the_condition_and_nomination(cluster):
+    cluster.add(make_pod("web"))
+    condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}
+    cluster.update_pod_status("default", "web", condition, nominated_node_name="n2")
+    pod = cluster.get("Pod", "web", "default")
+    assert pod.status.nominated_node_name == "n2"
+    assert [(c.type, c.status, c.reason) for c in pod.status.conditions] == [
+        ("PodScheduled", "False", "Unschedulable")
+    ]
+    cluster.update_pod_status("default", "web", nominated_node_name="")
+    assert cluster.get("Pod", "web", "default").status.nominated_node_name == ""
+
+
+def test_a_status_patch_of_a_missing_pod_is_not_found(cluster):
+    with pytest.raises(NotFoundError, match='pods "web" not found'):
+        cluster.update_pod_status("default", "web", nominated_node_name="n1")
+
+
+def test_events_are_recorded_for_the_workspace(cluster):
+    cluster.record_event(
+        {
+            "regarding": {"kind": "Pod", "namespace": "default", "name": "web"},
+            "type": "Normal",
+            "reason": "Scheduled",
+            "action": "Binding",
+            "note": "Successfully assigned default/web to n1",
+            "time": 0.0,
+        }
+    )
+    event = KubeEvent.objects.get()
+    assert (event.workspace_id, event.regarding_name, event.reason, event.note) == (
+        cluster.workspace_id,
+        "web",
+        "Scheduled",
+        "Successfully assigned default/web to n1",
+    )
+
+
+def test_reads_return_the_same_parsed_object_until_it_changes(cluster):
+    cluster.add(make_node("n1"))
+    first = cluster.get("Node", "n1")
+    assert cluster.get("Node", "n1") is first
+    assert cluster.list("Node")[0] is first
+    cluster.add(make_node("n1", cpu="8"))
+    assert cluster.get("Node", "n1") is not first
