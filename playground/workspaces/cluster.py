@@ -200,6 +200,42 @@ class DatabaseCluster:
         self._after_write()
         return stored
 
+    def admission_errors(
+        self, objects: Iterable[ObjectOrManifest], replace: bool = True
+    ) -> list[ObjectError]:
+        """Every reason ``add_many`` would refuse these objects (it stops at the first one),
+        without writing anything: for forms and imports that list all problems at once."""
+        errors: list[ObjectError] = []
+        parsed: list[KubeObject] = []
+        for obj in objects:
+            try:
+                parsed.append(_parsed(obj))
+            except ObjectError as err:
+                errors.append(err)
+        existing = self._rows_by_key(parsed) if parsed else {}
+        classes = _BatchPriorityClasses(self, parsed)
+        seen: set[tuple[str, str, str]] = set()
+        for obj in parsed:
+            key = _key(obj)
+            if key in seen:
+                errors.append(ObjectError(obj.describe(), "", "appears more than once"))
+            elif key in existing and not replace:
+                errors.append(ObjectError(obj.describe(), "", "already exists"))
+            elif key in existing and (err := _uid_change(obj, existing[key])) is not None:
+                errors.append(err)
+            elif key not in existing and obj.kind == "Pod":
+                try:
+                    admission.admit_pod(manifest_of(obj), obj.describe(), classes)
+                except ObjectError as err:
+                    errors.append(err)
+            seen.add(key)
+        return errors
+
+    def existing_keys(self, objects: Iterable[KubeObject]) -> set[tuple[str, str, str]]:
+        """(kind, namespace, name) of those objects that are stored already."""
+        objects = list(objects)
+        return set(self._rows_by_key(objects)) if objects else set()
+
     def update(self, obj: ObjectOrManifest) -> KubeObject:
         """Replaces an existing object; NotFoundError if there is none, ConflictError if the
         object carries a resourceVersion other than the stored one (an outdated copy)."""
@@ -531,18 +567,23 @@ def _stamped(manifest: dict[str, Any] | None, version: int) -> dict[str, Any] | 
 
 def _keep_identity(manifest: dict[str, Any], row: ClusterObject, obj: KubeObject) -> None:
     """uid and creationTimestamp are the stored object's; naming another uid is an error."""
-    given = (obj.manifest.get("metadata") or {}).get("uid")
-    if given and given != row.uid:
-        raise ObjectError(
-            obj.describe(),
-            "metadata.uid",
-            f'Invalid value: "{given}": field is immutable',
-        )
+    err = _uid_change(obj, row)
+    if err is not None:
+        raise err
     metadata = manifest["metadata"]
     metadata["uid"] = row.uid
     created = (row.manifest.get("metadata") or {}).get("creationTimestamp")
     if created:
         metadata["creationTimestamp"] = created
+
+
+def _uid_change(obj: KubeObject, row: ClusterObject) -> ObjectError | None:
+    given = (obj.manifest.get("metadata") or {}).get("uid")
+    if given and given != row.uid:
+        return ObjectError(
+            obj.describe(), "metadata.uid", f'Invalid value: "{given}": field is immutable'
+        )
+    return None
 
 
 def _columns(obj: KubeObject) -> tuple[str, str, int, str]:
