@@ -367,9 +367,12 @@ class Framework:
         node_info: NodeInfo,
     ) -> Status | None:
         point = f"preFilterExtension{operation}"
+        skip = state.skip_filter_plugins
         for plugin in self.pre_filter_plugins:
+            if plugin.name in skip:
+                continue  # checked first: preemption calls this for every victim it tries
             extensions = plugin.pre_filter_extensions()
-            if extensions is None or plugin.name in state.skip_filter_plugins:
+            if extensions is None:
                 continue
             method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
             status = self._call(
