@@ -1,10 +1,11 @@
 """A KubeSchedulerConfiguration checked as the scheduler service would take it.
 
-The text is loaded, defaulted and validated by the engine (upstream's messages and field
-paths), then every profile is built into a framework with the service's plugin registry, which
-catches what only construction finds (an unknown plugin, one that does not implement the
-extension point it is enabled at). A configuration that passes all of it is what Apply accepts;
-the effective plugins per extension point and each plugin's defaulted args come with it.
+The text is loaded, defaulted and validated (``services.configuration_problems``: upstream's
+messages and field paths), then every profile is built into a framework with the service's
+plugin registry, which catches what only construction finds (an unknown plugin, one that does
+not implement the extension point it is enabled at). A configuration that passes all of it is
+what Apply accepts; the effective plugins per extension point and each plugin's defaulted args
+come with it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from framework.config import ConfigError, load_config, set_defaults, to_dict, validate
+from framework.config import load_config, set_defaults, to_dict
 from framework.runtime.expand import effective_plugins
 from framework.runtime.framework import FrameworkError
 from framework.runtime.registry import Registry
 from playground.scheduling.plugins import playground_registry
+from playground.workspaces.services import ConfigurationProblem as Problem
+from playground.workspaces.services import configuration_problems
 
 POINTS = (
     "preEnqueue",
@@ -33,17 +36,6 @@ POINTS = (
     "postBind",
 )
 """The extension points a profile's form edits, in the order a pod meets them."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One reason the configuration cannot be applied; ``field`` is empty when unknown."""
-
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
 
 
 @dataclass(slots=True)
@@ -71,16 +63,11 @@ class Checked:
 
 def check_configuration(text: str, registry: Registry | None = None) -> Checked:
     """Every problem with the text, or its profiles when there is none."""
-    if not text.strip():
-        return Checked([Problem("", "the configuration is empty")])
-    try:
-        cfg = load_config(text.encode())  # bytes: always the document, never a file name
-    except ConfigError as err:
-        return Checked([Problem("", str(err))])
+    problems = configuration_problems(text)
+    if problems:
+        return Checked(problems)
+    cfg = load_config(text.encode())  # bytes: always the document, never a file name
     set_defaults(cfg)
-    errors = validate(cfg)
-    if errors:
-        return Checked([Problem(error.field, error.body()) for error in errors])
     return _expand(cfg, registry or playground_registry())
 
 

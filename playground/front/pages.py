@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.cache import patch_vary_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 
 def render_page(
@@ -26,4 +27,12 @@ def render_page(
     response = render(request, template, context, status=status)
     # Caches must not serve a fragment to a browser asking for the page, or the reverse.
     patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def redirect_page(request: HttpRequest, to: Any) -> HttpResponse:
+    """A redirect that htmx follows as a whole page load instead of swapping the page in."""
+    response = redirect(to)
+    if getattr(request, "htmx", None):
+        return HttpResponseClientRedirect(response["Location"])
     return response

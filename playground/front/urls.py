@@ -11,6 +11,7 @@ from playground.front.views import (
     pods,
     profile,
     queue,
+    transfer,
     workspaces,
 )
 
@@ -32,6 +33,10 @@ urlpatterns = [
     path("w/<slug:slug>/profile/validate/", profile.validate, name="profile-validate"),
     path("w/<slug:slug>/profile/edit/", profile.edit, name="profile-edit"),
     path("w/<slug:slug>/profile/apply/", profile.apply, name="profile-apply"),
+    path("w/<slug:slug>/transfer/", transfer.transfer, name="transfer"),
+    path("w/<slug:slug>/import/", transfer.import_objects, name="import"),
+    path("w/<slug:slug>/export.yaml", transfer.export_objects, name="export"),
+    path("w/<slug:slug>/bulk/", transfer.bulk, name="bulk"),
     path("w/<slug:slug>/queue/", queue.queue, name="queue"),
     path("w/<slug:slug>/permit/", permit.permit, name="permit"),
     path("w/<slug:slug>/permit/decide/", permit.decide, name="permit-decide"),

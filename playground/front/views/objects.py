@@ -10,10 +10,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from framework.api.errors import ObjectError
 from framework.cluster.interface import NotFoundError
@@ -27,7 +26,7 @@ from playground.front.manifest_text import (
     to_text,
 )
 from playground.front.object_templates import TEMPLATE_KINDS, template_for
-from playground.front.pages import render_page
+from playground.front.pages import redirect_page, render_page
 from playground.workspaces.cluster import AlreadyExistsError, ConflictError, DatabaseCluster
 from playground.workspaces.models import ClusterObject, Workspace
 
@@ -62,7 +61,7 @@ def delete_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpRe
         cluster.delete(stored)
         wake_scheduler(workspace)
     messages.success(request, f"Deleted {row.kind} {row.key}.")
-    return _go(request, _list_url(workspace, row.kind))
+    return redirect_page(request, _list_url(workspace, row.kind))
 
 
 def _save(
@@ -79,7 +78,7 @@ def _save(
         return _editor(request, workspace, row, text, [_problem(err, text)], status=422)
     wake_scheduler(workspace)
     messages.success(request, f"Saved {stored.kind} {stored.key}.")
-    return _go(request, _list_url(workspace, stored.kind))
+    return redirect_page(request, _list_url(workspace, stored.kind))
 
 
 def _check_identity(row: ClusterObject, manifest: dict[str, Any]) -> None:
@@ -134,8 +133,3 @@ def _list_url(workspace: Workspace, kind: str) -> str:
     if kind == "Pod":
         return reverse("pods", args=[workspace.slug])
     return reverse("objects", args=[workspace.slug]) + f"?kind={kind}"
-
-
-def _go(request: HttpRequest, url: str) -> HttpResponse:
-    """A redirect; htmx follows it as a whole page load rather than swapping it in."""
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

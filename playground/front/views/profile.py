@@ -6,22 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.db import transaction
-from django.db.models import Max
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from playground.front.access import workspace_view
 from playground.front.commands import send_command
 from playground.front.configuration import Checked, check_configuration
-from playground.front.pages import render_page
+from playground.front.pages import redirect_page, render_page
 from playground.front.profile_edits import EditError
 from playground.front.profile_form import edit_configuration
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, Workspace
+from playground.workspaces.services import add_configuration_revision
 
 MINIMAL_CONFIGURATION = (
     "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -124,7 +122,11 @@ def apply(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     if not check_configuration(text).valid:
         note = "Not applied: the configuration has problems."
         return render_editor(request, workspace, text, index, note=note, status=422)
-    revision = _add_revision(workspace, text, request.user, request.POST.get("note", "")[:200])
+    note = request.POST.get("note", "")[:200]
+    revision, problems = add_configuration_revision(workspace, text, request.user, note)
+    if revision is None:  # the checks above and these agree; a race is the only way here
+        note = "Not applied: " + "; ".join(str(problem) for problem in problems)
+        return render_editor(request, workspace, text, index, note=note, status=422)
     send_command(
         workspace,
         request.user,
@@ -132,15 +134,4 @@ def apply(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         {"revision": revision.revision},
     )
     messages.success(request, f"Revision {revision.revision} sent to the scheduler.")
-    url = reverse("profile", args=[workspace.slug])
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-
-
-def _add_revision(workspace: Workspace, text: str, user: Any, note: str) -> SchedulerConfiguration:
-    """The next revision number, taken under the workspace's row lock."""
-    with transaction.atomic():
-        list(Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk"))
-        latest = workspace.configurations.aggregate(latest=Max("revision"))["latest"] or 0
-        return SchedulerConfiguration.objects.create(
-            workspace=workspace, revision=latest + 1, text=text, created_by=user, note=note
-        )
+    return redirect_page(request, reverse("profile", args=[workspace.slug]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
@@ -13,6 +14,7 @@ from playground.front.access import workspace_view
 from playground.front.commands import wake_scheduler
 from playground.front.pages import render_page
 from playground.workspaces.models import ClusterObject, Workspace
+from playground.workspaces.services import create_workspace
 
 LATEST_ATTEMPTS = 10
 
@@ -22,9 +24,23 @@ def index(request: HttpRequest) -> HttpResponse:
     return redirect("workspaces")
 
 
+class WorkspaceForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    description = forms.CharField(max_length=1000, required=False, widget=forms.Textarea)
+
+
 @login_required
 def workspace_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "front/workspaces.html", {"workspaces": accessible_workspaces(request)})
+    """The workspaces the user can open; a POST creates one (default configuration, empty)."""
+    form = WorkspaceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        workspace = create_workspace(
+            request.user, form.cleaned_data["name"], description=form.cleaned_data["description"]
+        )
+        return redirect(workspace)
+    context = {"workspaces": accessible_workspaces(request), "form": form}
+    status = 422 if form.errors else 200
+    return render(request, "front/workspaces.html", context, status=status)
 
 
 @workspace_view

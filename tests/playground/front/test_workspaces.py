@@ -64,3 +64,27 @@ def test_a_member_may_open_the_workspace(client, stranger, workspace):
 def test_opening_a_workspace_starts_its_scheduler_if_none_runs(logged_in, workspace, woken):
     logged_in.get("/w/lab/")
     assert woken == [workspace]
+
+
+def test_creating_a_workspace_gives_it_the_default_configuration(logged_in, user):
+    response = logged_in.post("/w/", {"name": "My Lab", "description": "tests"})
+    assert response.status_code == 302
+    workspace = Workspace.objects.get(slug="my-lab")
+    assert response["Location"] == "/w/my-lab/"
+    assert workspace.owner == user
+    assert workspace.current_configuration().revision == 1
+
+
+def test_a_workspace_needs_a_name(logged_in, user):
+    response = logged_in.post("/w/", {"name": ""})
+    assert response.status_code == 422
+    assert "Name: This field is required." in response.content.decode()
+    assert not Workspace.objects.exists()
+
+
+def test_creating_a_workspace_needs_the_csrf_token(user):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(user)
+    assert strict.post("/w/", {"name": "X"}).status_code == 403

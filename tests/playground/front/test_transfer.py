@@ -1,0 +1,137 @@
+"""Import, export and bulk creation pages."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from playground.front.manifest_text import to_text
+from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.importing import import_manifests
+from playground.workspaces.models import ClusterObject
+from tests.playground.front.rows import node, pod
+
+TWO = to_text(node("n1")) + "---\n" + to_text(pod("web"))
+BROKEN = (
+    to_text(node("n1"))
+    + "---\n"
+    + to_text(pod("bad", cpu="lots"))
+    + "---\n"
+    + to_text(pod("worse", memory="plenty"))
+)
+
+
+def test_the_page_offers_export_import_and_bulk(logged_in, workspace):
+    content = logged_in.get("/w/lab/transfer/").content.decode()
+    assert 'href="/w/lab/export.yaml"' in content
+    assert 'id="import-form"' in content and 'id="bulk"' in content
+
+
+def test_an_import_stores_every_object_and_wakes_the_scheduler(logged_in, workspace, woken):
+    response = logged_in.post("/w/lab/import/", {"text": TWO})
+    assert response.status_code == 302
+    assert sorted(ClusterObject.objects.values_list("name", flat=True)) == ["n1", "web"]
+    assert woken == [workspace]
+    assert "Imported 2 objects: 2 created, 0 replaced." in logged_in.get("/w/lab/").content.decode()
+
+
+def test_an_import_from_a_file(logged_in, workspace):
+    upload = SimpleUploadedFile("cluster.yaml", TWO.encode(), content_type="application/yaml")
+    assert logged_in.post("/w/lab/import/", {"file": upload}).status_code == 302
+    assert ClusterObject.objects.count() == 2
+
+
+def test_a_broken_import_lists_every_problem_and_stores_nothing(logged_in, workspace, woken):
+    response = logged_in.post("/w/lab/import/", {"text": BROKEN})
+    assert response.status_code == 422
+    content = response.content.decode()
+    assert "<strong>Pod &quot;default/bad&quot;</strong>" in content
+    assert "<code>spec.containers[0].resources.requests.cpu</code>" in content
+    assert "<strong>Pod &quot;default/worse&quot;</strong>" in content
+    assert not ClusterObject.objects.exists()
+    assert woken == []
+
+
+def test_htmx_gets_the_import_form_back_with_the_problems(htmx, workspace):
+    response = htmx.post("/w/lab/import/", {"text": BROKEN})
+    assert response.content.decode().lstrip().startswith('<form id="import-form"')
+
+
+def test_htmx_is_sent_to_the_overview_after_an_import(htmx, workspace):
+    assert htmx.post("/w/lab/import/", {"text": TWO})["HX-Redirect"] == "/w/lab/"
+
+
+def test_the_export_downloads_what_an_import_reads_back(logged_in, workspace, stranger):
+    DatabaseCluster(workspace).add_many([node("n1"), pod("web", nodeName="n1")])
+    response = logged_in.get("/w/lab/export.yaml")
+    assert response["Content-Type"] == "application/yaml"
+    assert response["Content-Disposition"] == 'attachment; filename="lab.yaml"'
+    from playground.workspaces.models import Workspace
+
+    copy = Workspace.objects.create(name="Copy", slug="copy", owner=stranger)
+    result = import_manifests(copy, response.content.decode())
+    assert sorted(result.created) == ["Node n1", "Pod default/web"]
+
+
+def test_bulk_creates_the_first_chunk_and_asks_for_the_next(htmx, workspace, monkeypatch, woken):
+    monkeypatch.setattr("playground.front.views.transfer.CHUNK_SIZE", 2)
+    response = htmx.post(
+        "/w/lab/bulk/", {"template": to_text(pod("web")), "count": "5", "done": "0"}
+    )
+    content = response.content.decode()
+    assert content.lstrip().startswith('<form id="bulk"')
+    assert 'hx-trigger="load"' in content
+    assert '<progress value="2" max="5">' in content
+    assert "the latest <code>web-1</code>" in content
+    assert sorted(ClusterObject.objects.values_list("name", flat=True)) == ["web-0", "web-1"]
+    assert woken == [workspace]
+
+
+def test_bulk_steps_until_every_copy_exists(htmx, workspace, monkeypatch):
+    monkeypatch.setattr("playground.front.views.transfer.CHUNK_SIZE", 2)
+    fields = {"template": to_text(node("n")), "count": "5", "done": "0"}
+    for done in ("2", "4", "5"):
+        content = htmx.post("/w/lab/bulk/", fields).content.decode()
+        assert f'<progress value="{done}" max="5">' in content
+        fields["done"] = done
+    assert 'hx-trigger="load"' not in content
+    assert "Done." in content
+    assert ClusterObject.objects.filter(kind="Node").count() == 5
+
+
+def test_bulk_without_javascript_offers_a_continue_button(logged_in, workspace, monkeypatch):
+    monkeypatch.setattr("playground.front.views.transfer.CHUNK_SIZE", 2)
+    response = logged_in.post(
+        "/w/lab/bulk/", {"template": to_text(pod("web")), "count": "3", "done": "0"}
+    )
+    content = response.content.decode()
+    assert content.startswith("<!doctype html>")
+    assert "<noscript><button>Continue</button></noscript>" in content
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"template": to_text(pod("web", cpu="lots")), "count": "3"}, "requests.cpu"),
+        ({"template": to_text(pod("web")), "count": "0"}, "How many: Ensure this value"),
+        ({"template": "a: [", "count": "3"}, "invalid YAML"),
+    ],
+    ids=["a broken template", "no copies", "unreadable YAML"],
+)
+def test_bulk_refuses_what_it_cannot_create(logged_in, workspace, fields, message):
+    response = logged_in.post("/w/lab/bulk/", {**fields, "done": "0"})
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert not ClusterObject.objects.exists()
+
+
+@pytest.mark.parametrize("url", ["/w/lab/import/", "/w/lab/bulk/"], ids=["import", "bulk creation"])
+def test_changes_need_the_csrf_token(user, workspace, url):
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(user)
+    assert strict.post(url, {"text": TWO, "template": TWO, "count": "1"}).status_code == 403
+    assert not ClusterObject.objects.exists()
+
+
+def test_strangers_cannot_export(client, stranger, workspace):
+    client.force_login(stranger)
+    assert client.get("/w/lab/export.yaml").status_code == 404
