@@ -1,28 +1,18 @@
-"""Users, workspaces and logged-in clients for the front's tests."""
+"""Logged-in clients and a second user for the front's tests (``user``, ``workspace`` and
+``cluster`` come from tests/playground/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
 
-from playground.workspaces.models import Workspace
-
-PASSWORD = "correct horse battery staple"
-
-
-@pytest.fixture
-def user(db):
-    return get_user_model().objects.create_user("ada", password=PASSWORD)
+from tests.playground.conftest import PASSWORD
 
 
 @pytest.fixture
 def stranger(db):
+    """A user who is neither owner nor member of the workspace."""
     return get_user_model().objects.create_user("eve", password=PASSWORD)
-
-
-@pytest.fixture
-def workspace(user):
-    return Workspace.objects.create(name="Lab", slug="lab", owner=user)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from tests.playground.front.conftest import PASSWORD
+from tests.playground.conftest import PASSWORD
 
 
 def test_the_login_page_names_the_product(client, db):

@@ -4,7 +4,6 @@ import pytest
 from django.test import Client
 
 from playground.front.manifest_text import to_text
-from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import ClusterObject, ObjectChange
 from tests.playground.front.rows import node, pod
 
@@ -22,11 +21,6 @@ spec:
       requests:
         cpu: lots
 """
-
-
-@pytest.fixture
-def cluster(workspace):
-    return DatabaseCluster(workspace)
 
 
 def test_the_new_object_page_starts_from_a_template_of_the_kind(logged_in, workspace):
