@@ -2,7 +2,8 @@
 
 Every public ``run_*`` method loops over the configured plugins in order, honours the skip sets
 and wraps unexpected codes with the plugin's name, exactly as kube-scheduler's frameworkImpl.
-``_call`` is the only place that times a plugin call and reports it to the observer.
+``_call`` (one node) and ``_call_batch`` (a plugin's batch form over many nodes) are the only
+places that time a plugin call and report it to the observer.
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ class Framework:
             raise FrameworkError("\n".join(errors))
 
     # ----------------------------------------------------------------------------------------
-    # Tracing: the single place that times plugin calls and reports them.
+    # Tracing: the only places that time plugin calls and report them.
 
     def _call(
         self,
@@ -666,7 +667,8 @@ class Framework:
         plugins: list[ScorePlugin],
         table: dict[str, list[int]],
     ) -> Status | None:
-        """Lets plugins with ScoreExtensions rewrite their column (as NodeScores, in place)."""
+        """Lets plugins with ScoreExtensions rewrite their column in place: as plain scores
+        for a batch form, else as NodeScores."""
         for plugin in plugins:
             extensions = plugin.score_extensions()
             if extensions is None:
