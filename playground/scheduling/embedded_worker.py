@@ -1,0 +1,123 @@
+"""A Celery worker inside the web process: the embedded way to run, with nothing to install.
+
+One worker with a thread pool consumes both queues of the in-memory broker (one worker per
+process: two would share the broker transport's event loop and trip over each other on stop).
+Each running scheduler service holds a thread for as long as it runs, so the services are
+limited to ``services`` threads and the others stay free for binding tasks. The watchdog
+starts every workspace's service.
+
+``start_embedded_worker()`` is idempotent. The scheduling app starts it when the process serves
+the playground (``runserver`` / daphne) and ``EMBEDDED_WORKER`` is on; tests start their own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from celery import bootsteps
+from celery.worker import WorkController
+from django.conf import settings
+
+from playground.celery import app as celery_app
+from playground.scheduling import tasks, watchdog
+
+logger = logging.getLogger(__name__)
+
+QUEUES = ["scheduler", "binding"]
+SERVICE_THREADS = 6
+"""Scheduler services that can run at once in the process."""
+BINDING_THREADS = 4
+READY_TIMEOUT = 30.0
+
+
+class _Worker(WorkController):
+    """A worker that says when its consumer is ready (so callers can wait for it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.ready = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def on_consumer_ready(self, consumer: Any) -> None:
+        self.ready.set()
+
+
+class EmbeddedWorker:
+    """The worker on its own thread, and the watchdog."""
+
+    def __init__(
+        self,
+        services: int = SERVICE_THREADS,
+        binding_threads: int = BINDING_THREADS,
+        run_watchdog: bool = True,
+    ) -> None:
+        self.services = services
+        self.threads = services + binding_threads
+        self.run_watchdog = run_watchdog
+        self.worker: _Worker | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> EmbeddedWorker:
+        """Starts consuming and waits until the worker is ready."""
+        celery_app.finalize()
+        celery_app.set_current()
+        tasks.limit_services(self.services)
+        worker = _Worker(
+            app=celery_app,
+            hostname=f"embedded-{id(self)}@playground",
+            pool="threads",
+            concurrency=self.threads,
+            queues=QUEUES,
+            loglevel=settings.LOGGING["root"]["level"],
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
+        )
+        thread = threading.Thread(target=worker.start, name="celery-embedded", daemon=True)
+        thread.start()
+        if not worker.ready.wait(READY_TIMEOUT):
+            raise RuntimeError("the embedded Celery worker did not start")
+        self.worker, self._thread = worker, thread
+        if self.run_watchdog:
+            watchdog.start_watchdog()
+        return self
+
+    def stop(self, release: bool = True, timeout: float = 10.0) -> None:
+        """Stops the services (the worker waits for its running tasks), then the worker.
+
+        ``release=False`` leaves the services' leases to lapse, as a killed worker would.
+        """
+        if self.run_watchdog:
+            watchdog.stop_watchdog()
+        tasks.stop_services(release=release, timeout=timeout)
+        worker, thread, self.worker, self._thread = self.worker, self._thread, None, None
+        if worker is None or thread is None:
+            return
+        # The worker's own thread leaves its consume loop first: shutting it down from here
+        # while that loop still reads from the broker races it for the connection.
+        worker.consumer.blueprint.state = bootsteps.CLOSE
+        thread.join(timeout)
+        worker.stop(in_sighandler=False)
+
+
+_embedded: EmbeddedWorker | None = None
+_lock = threading.Lock()
+
+
+def start_embedded_worker() -> EmbeddedWorker:
+    """The process's embedded worker, started on first call."""
+    global _embedded
+    with _lock:
+        if _embedded is None:
+            _embedded = EmbeddedWorker().start()
+            logger.info("embedded Celery worker started (queues %s)", ", ".join(QUEUES))
+        return _embedded
+
+
+def stop_embedded_worker(release: bool = True) -> None:
+    global _embedded
+    with _lock:
+        embedded, _embedded = _embedded, None
+    if embedded is not None:
+        embedded.stop(release=release)

@@ -1,0 +1,157 @@
+"""Celery tasks: a workspace's scheduler service, and its binding cycles.
+
+``run_scheduler_service`` (queue ``scheduler``) runs one SchedulerService until its lease is
+lost, the workspace is deleted or the worker stops; ``run_binding_cycle`` (queue ``binding``)
+binds one pod. Both take JSON arguments only. ``ensure_scheduler_running`` starts a service
+for a workspace that has none alive; views call it, and so does the watchdog.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from celery import shared_task
+from celery.signals import worker_shutting_down
+from django.conf import settings
+from django.db import close_old_connections, connections
+from django.utils import timezone
+
+from playground.scheduling import lease
+from playground.scheduling.binding import BindingRequest, run_binding
+from playground.scheduling.service import SchedulerService
+from playground.workspaces.models import Workspace
+
+logger = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.05
+"""How long an idle service waits before looking at the change log and commands again."""
+
+
+@dataclass(slots=True)
+class _Run:
+    """A service running in this process, and how to stop it."""
+
+    service: SchedulerService
+    stop: threading.Event = field(default_factory=threading.Event)
+    release: bool = True
+    ended: threading.Event = field(default_factory=threading.Event)
+
+
+_runs: dict[int, _Run] = {}
+_runs_lock = threading.Lock()
+_max_services: int | None = None
+
+
+def limit_services(most: int | None) -> None:
+    """At most ``most`` services at once in this process (None: no limit).
+
+    A worker whose threads also run binding tasks keeps some free for them: a service occupies
+    its thread for as long as it runs.
+    """
+    global _max_services
+    _max_services = most
+
+
+@shared_task(bind=True, ignore_result=True, acks_late=False)
+def run_scheduler_service(self: Any, workspace_id: int) -> str:
+    """Runs the workspace's scheduler until it loses the lease or is stopped."""
+    if _max_services is not None and len(running_services()) >= _max_services:
+        return "no room for another service in this worker"
+    task_id = self.request.id or uuid.uuid4().hex
+    holder = f"{socket.gethostname()}:{os.getpid()}:{task_id}"
+    service = SchedulerService(workspace_id, holder, task_id=task_id)
+    try:
+        if not service.start():
+            return "another worker holds the lease"
+        with _running(service) as run:
+            why = service.run(run.stop, getattr(settings, "SCHEDULER_POLL_SECONDS", POLL_SECONDS))
+            service.stop(release=run.release)
+        return why
+    except Workspace.DoesNotExist:
+        return "the workspace is gone"
+    finally:
+        connections.close_all()  # this thread may not run another service for a long time
+
+
+@shared_task(ignore_result=True)
+def run_binding_cycle(request: dict[str, Any]) -> str:
+    """Bind and PostBind for one pod; the outcome goes back to the service as a command."""
+    try:
+        status = run_binding(BindingRequest.from_json(request)).payload["status"]
+        return "bound" if status is None else "; ".join(status["reasons"])
+    finally:
+        close_old_connections()
+
+
+def ensure_scheduler_running(workspace: Workspace | int) -> bool:
+    """Starts the workspace's scheduler service unless one holds a live lease.
+
+    True when a start was requested. The lease is reserved for the task enqueued, so calls in
+    quick succession (every view calls this) start one service, not several.
+    """
+    workspace_id = workspace if isinstance(workspace, int) else workspace.pk
+    task_id = uuid.uuid4().hex
+    seconds = float(settings.SCHEDULER_LEASE_SECONDS)
+    if not lease.reserve_start(workspace_id, task_id, timezone.now(), seconds):
+        return False
+    run_scheduler_service.apply_async(args=[workspace_id], task_id=task_id)
+    return True
+
+
+def ensure_all_schedulers_running() -> int:
+    """Starts the services that are missing; returns how many were requested."""
+    return sum(
+        ensure_scheduler_running(pk) for pk in Workspace.objects.values_list("pk", flat=True)
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Services running in this process
+
+
+def stop_services(release: bool = True, timeout: float | None = 10.0) -> int:
+    """Stops every service this process runs and waits for them; returns how many there were.
+
+    ``release=False`` leaves their leases to lapse, as a killed worker would: the successor
+    has to wait for the expiry.
+    """
+    with _runs_lock:
+        runs = list(_runs.values())
+    for run in runs:
+        run.release = release
+        run.stop.set()
+    for run in runs:
+        run.ended.wait(timeout)
+    return len(runs)
+
+
+def running_services() -> list[SchedulerService]:
+    with _runs_lock:
+        return [run.service for run in _runs.values()]
+
+
+@contextmanager
+def _running(service: SchedulerService) -> Iterator[_Run]:
+    run = _Run(service)
+    with _runs_lock:
+        _runs[id(run)] = run
+    try:
+        yield run
+    finally:
+        with _runs_lock:
+            _runs.pop(id(run), None)
+        run.ended.set()
+
+
+@worker_shutting_down.connect
+def _stop_services_on_shutdown(**_: Any) -> None:
+    """A worker told to stop hands its leases over at once instead of letting them lapse."""
+    stop_services(release=True, timeout=None)

@@ -1,0 +1,66 @@
+"""The watchdog: starts the scheduler service of every workspace that has none alive.
+
+A service that dies (its worker killed) leaves its lease to lapse; the watchdog notices and
+enqueues a successor, which takes over and rebuilds from the database. It runs in the embedded
+worker and in production's scheduler workers, once per process.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.conf import settings
+from django.db import close_old_connections
+
+logger = logging.getLogger(__name__)
+
+
+class Watchdog:
+    """A daemon thread calling ``ensure_all_schedulers_running`` every ``interval`` seconds."""
+
+    def __init__(self, interval: float | None = None) -> None:
+        self.interval = interval or float(settings.SCHEDULER_LEASE_SECONDS) / 2
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="scheduler-watchdog", daemon=True)
+
+    def start(self) -> Watchdog:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = 10.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        from playground.scheduling.tasks import ensure_all_schedulers_running
+
+        while not self._stop.wait(self.interval):
+            try:
+                ensure_all_schedulers_running()
+            except Exception:  # the database or broker is away: try again next time
+                logger.exception("the scheduler watchdog failed")
+            finally:
+                close_old_connections()
+
+
+_watchdog: Watchdog | None = None
+_lock = threading.Lock()
+
+
+def start_watchdog() -> Watchdog:
+    """The process's watchdog, started on first call."""
+    global _watchdog
+    with _lock:
+        if _watchdog is None:
+            _watchdog = Watchdog().start()
+        return _watchdog
+
+
+def stop_watchdog() -> None:
+    global _watchdog
+    with _lock:
+        watchdog, _watchdog = _watchdog, None
+    if watchdog is not None:
+        watchdog.stop()
