@@ -1,0 +1,236 @@
+"""The demo cluster: small enough to read at a glance, rich enough to show every page.
+
+Three zones with small, medium and large nodes, a tainted GPU node, a tainted control-plane
+node and a cordoned one; pods already running; pending pods that the scheduler will spread (a
+Service selects them), pin to a zone, send to the GPU node, place by preempting a batch pod,
+keep gated, and fail to place at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ZONES = ("zone-a", "zone-b", "zone-c")
+REGION = "demo-1"
+SIZES = {
+    "small": {"cpu": "2", "memory": "4Gi"},
+    "medium": {"cpu": "4", "memory": "16Gi"},
+    "large": {"cpu": "16", "memory": "64Gi"},
+    "gpu": {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "4"},
+}
+NGINX = "nginx:1.27"
+NGINX_SIZE = 192_000_000
+STARTED = "2026-01-01T00:00:00Z"
+
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+def demo_manifests() -> list[dict[str, Any]]:
+    """Every object of the demo, in the order they are created."""
+    return [
+        *(namespace(name) for name in ("default", "shop", "batch", "kube-system")),
+        priority_class("production", 1000, "Customer-facing workloads."),
+        priority_class("batch", 100, "Batch jobs: they wait rather than preempt.", never=True),
+        *demo_nodes(),
+        web_service(),
+        *running_pods(),
+        *pending_pods(),
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# Nodes
+
+
+def demo_nodes() -> list[dict[str, Any]]:
+    return [
+        node("control-plane-1", "zone-a", "small", taints=[CONTROL_PLANE_TAINT], role=True),
+        node("a-small-1", "zone-a", "small"),
+        node("a-medium-1", "zone-a", "medium", images=True),
+        node("a-large-1", "zone-a", "large"),
+        node("b-small-1", "zone-b", "small", taints=[UNSCHEDULABLE_TAINT], cordoned=True),
+        node("b-medium-1", "zone-b", "medium", images=True),
+        node("b-medium-2", "zone-b", "medium"),
+        node("c-small-1", "zone-c", "small"),
+        node("c-medium-1", "zone-c", "medium"),
+        node("c-gpu-1", "zone-c", "gpu", taints=[GPU_TAINT]),
+    ]
+
+
+def node(
+    name: str,
+    zone: str,
+    size: str,
+    *,
+    taints: list[dict[str, str]] = (),
+    images: bool = False,
+    role: bool = False,
+    cordoned: bool = False,
+) -> dict[str, Any]:
+    labels = {
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "topology.kubernetes.io/region": REGION,
+        "topology.kubernetes.io/zone": zone,
+        "node.kubernetes.io/instance-type": size,
+    }
+    if role:
+        labels["node-role.kubernetes.io/control-plane"] = ""
+    if size == "gpu":
+        labels["accelerator"] = "nvidia"
+    resources = {**SIZES[size], "pods": "110"}
+    status: dict[str, Any] = {"capacity": resources, "allocatable": resources}
+    if images:
+        names = [f"docker.io/library/{NGINX}", NGINX]
+        status["images"] = [{"names": names, "sizeBytes": NGINX_SIZE}]
+    spec: dict[str, Any] = {"taints": list(taints)} if taints else {}
+    if cordoned:
+        spec["unschedulable"] = True
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": spec,
+        "status": status,
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# Pods
+
+
+def running_pods() -> list[dict[str, Any]]:
+    return [
+        pod(
+            "coredns-1",
+            "kube-system",
+            cpu="100m",
+            memory="128Mi",
+            node="control-plane-1",
+            labels={"k8s-app": "kube-dns"},
+            priority_class="system-cluster-critical",
+            tolerations=[{**CONTROL_PLANE_TAINT, "operator": "Exists"}],
+        ),
+        pod("db-0", "shop", cpu="4", memory="16Gi", node="a-large-1", labels={"app": "db"}),
+        pod("cache-0", "shop", cpu="1", memory="2Gi", node="a-medium-1", labels={"app": "cache"}),
+        pod("report-1", "batch", cpu="2", memory="4Gi", node="b-medium-1", priority_class="batch"),
+        pod("report-2", "batch", cpu="2", memory="4Gi", node="c-medium-1", priority_class="batch"),
+    ]
+
+
+def pending_pods() -> list[dict[str, Any]]:
+    zone_c_medium = [
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-c"]},
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["medium"]},
+    ]
+    return [
+        # Only c-medium-1 qualifies and a batch pod holds half of it: preemption.
+        pod("urgent", "shop", cpu="3500m", memory="8Gi", affinity=required(zone_c_medium)),
+        *(
+            pod(f"web-{i}", "shop", cpu="500m", memory="512Mi", labels={"app": "web"})
+            for i in range(4)
+        ),
+        pod(
+            "checkout",
+            "shop",
+            cpu="1",
+            memory="1Gi",
+            labels={"app": "checkout"},
+            affinity=required(
+                [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-b"]}]
+            ),
+        ),
+        pod(
+            "trainer",
+            "default",
+            cpu="4",
+            memory="16Gi",
+            extended={"nvidia.com/gpu": "2"},
+            node_selector={"accelerator": "nvidia"},
+            tolerations=[{**GPU_TAINT, "operator": "Equal"}],
+            priority_class="batch",
+        ),
+        pod("nightly", "batch", cpu="1", memory="1Gi", gates=["example.com/approval"]),
+        pod("huge", "batch", cpu="32", memory="128Gi", priority_class="batch"),
+    ]
+
+
+def pod(
+    name: str,
+    namespace: str,
+    *,
+    cpu: str,
+    memory: str,
+    node: str = "",
+    labels: dict[str, str] | None = None,
+    priority_class: str = "production",
+    tolerations: list[dict[str, Any]] = (),
+    affinity: dict[str, Any] | None = None,
+    node_selector: dict[str, str] | None = None,
+    extended: dict[str, str] | None = None,
+    gates: list[str] = (),
+) -> dict[str, Any]:
+    requests = {"cpu": cpu, "memory": memory, **(extended or {})}
+    resources: dict[str, Any] = {"requests": requests}
+    if extended:
+        resources["limits"] = dict(extended)
+    spec: dict[str, Any] = {
+        "priorityClassName": priority_class,
+        "containers": [{"name": "main", "image": NGINX, "resources": resources}],
+    }
+    optional = {
+        "nodeName": node,
+        "tolerations": list(tolerations),
+        "affinity": affinity,
+        "nodeSelector": node_selector,
+        "schedulingGates": [{"name": gate} for gate in gates],
+    }
+    spec.update({key: value for key, value in optional.items() if value})
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels or {"app": name}},
+        "spec": spec,
+    }
+    if node:
+        manifest["status"] = {"phase": "Running", "startTime": STARTED}
+    return manifest
+
+
+def required(expressions: list[dict[str, Any]]) -> dict[str, Any]:
+    selector = {"nodeSelectorTerms": [{"matchExpressions": expressions}]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": selector}}
+
+
+# ----------------------------------------------------------------------------------------------
+# Other objects
+
+
+def namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def priority_class(name: str, value: int, description: str, never: bool = False) -> dict[str, Any]:
+    manifest = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        "description": description,
+    }
+    if never:
+        manifest["preemptionPolicy"] = "Never"
+    return manifest
+
+
+def web_service() -> dict[str, Any]:
+    """Its selector makes the scheduler spread the web pods (system default constraints)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]},
+    }

@@ -1,0 +1,108 @@
+"""The demo workspace: its cluster, and what the scheduler makes of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from framework.config import default_configuration
+from framework.plugins.registry import in_tree_registry
+from framework.scheduler.scheduler import Scheduler
+from framework.simulator import SIMULATION_EPOCH
+from framework.util.clock import FakeClock
+from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.services import demo_workspace
+
+
+@pytest.fixture
+def demo(user):
+    return demo_workspace(user)
+
+
+@pytest.fixture
+def scheduled(demo):
+    """Every attempt of a scheduler started on the demo, by pod."""
+    cluster = DatabaseCluster(demo)
+    attempts = {}
+    scheduler = Scheduler.from_configuration(
+        default_configuration(),
+        cluster,
+        in_tree_registry(),
+        clock=FakeClock(SIMULATION_EPOCH),
+        seed=0,
+        on_attempt=lambda a: attempts.setdefault(a.pod, []).append(a),
+    )
+    with cluster.consistent_read():
+        scheduler.start()
+    scheduler.run_until_idle()
+    return cluster, attempts
+
+
+def test_the_demo_has_three_zones_of_mixed_nodes(demo):
+    nodes = DatabaseCluster(demo).list("Node")
+    zones = {n.labels["topology.kubernetes.io/zone"] for n in nodes}
+    sizes = {n.labels["node.kubernetes.io/instance-type"] for n in nodes}
+    assert zones == {"zone-a", "zone-b", "zone-c"}
+    assert sizes == {"small", "medium", "large", "gpu"}
+    assert sum(bool(n.spec.taints) for n in nodes) == 3
+
+
+def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(demo):
+    cluster = DatabaseCluster(demo)
+    pods = cluster.list("Pod")
+    running = [p for p in pods if p.spec.node_name]
+    assert len(running) == 5
+    assert len(pods) - len(running) == 9
+    assert [s.name for s in cluster.list("Service")] == ["web"]
+    assert {c.name: c.value for c in cluster.list("PriorityClass")} == {
+        "production": 1000,
+        "batch": 100,
+    }
+    assert cluster.get("Pod", "coredns-1", "kube-system").spec.priority == 2000000000
+
+
+def test_the_demo_is_created_once(user):
+    first = demo_workspace(user)
+    assert demo_workspace(user) == first
+    assert len(DatabaseCluster(first).list("Node")) == 10
+
+
+def test_the_scheduler_spreads_the_web_pods_over_the_zones(scheduled):
+    cluster, _ = scheduled
+    nodes = [cluster.get("Pod", f"web-{i}", "shop").spec.node_name for i in range(4)]
+    zones = {cluster.get("Node", n).labels["topology.kubernetes.io/zone"] for n in nodes}
+    assert zones == {"zone-a", "zone-b", "zone-c"}
+
+
+@pytest.mark.parametrize(
+    ("pod", "outcome"),
+    [
+        ("shop/checkout", "zone-b"),
+        ("default/trainer", "c-gpu-1"),
+        ("shop/urgent", "c-medium-1"),
+        ("batch/huge", "Unschedulable"),
+    ],
+    ids=[
+        "a pod pinned to a zone lands there",
+        "the gpu pod lands on the tainted gpu node",
+        "the urgent pod preempts a batch pod",
+        "a pod too big for any node stays pending",
+    ],
+)
+def test_each_pending_pod_shows_off_something(scheduled, pod, outcome):
+    cluster, attempts = scheduled
+    namespace, name = pod.split("/")
+    node = cluster.get("Pod", name, namespace).spec.node_name
+    if outcome == "Unschedulable":
+        assert node == ""
+        assert attempts[pod][-1].result == "Unschedulable"
+    elif outcome.startswith("zone-"):
+        assert cluster.get("Node", node).labels["topology.kubernetes.io/zone"] == outcome
+    else:
+        assert node == outcome
+
+
+def test_the_preempted_batch_pod_is_gone_and_the_gated_pod_never_tried(scheduled):
+    cluster, attempts = scheduled
+    assert cluster.get("Pod", "report-2", "batch") is None
+    assert "batch/nightly" not in attempts
+    assert cluster.get("Pod", "nightly", "batch").spec.node_name == ""

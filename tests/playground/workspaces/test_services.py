@@ -1,0 +1,83 @@
+"""Workspace services: creation with the default configuration, validated revisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from framework.config import default_configuration, load_config, set_defaults, validate
+from playground.workspaces.services import (
+    add_configuration_revision,
+    configuration_problems,
+    create_workspace,
+    default_configuration_text,
+)
+
+CUSTOM = """
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: bin-packer
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy: {type: MostAllocated}
+"""
+
+
+def test_a_new_workspace_starts_with_the_default_configuration_as_revision_one(user):
+    workspace = create_workspace(user, "Team Lab")
+    (revision,) = workspace.configurations.all()
+    assert (revision.revision, revision.created_by) == (1, user)
+    cfg = set_defaults(load_config(revision.text.encode()))
+    assert validate(cfg) == []
+    assert cfg == default_configuration()
+
+
+def test_slugs_come_from_names_and_stay_unique(user):
+    slugs = [create_workspace(user, "Team Lab").slug for _ in range(3)]
+    assert slugs == ["team-lab", "team-lab-2", "team-lab-3"]
+    assert create_workspace(user, "Other", slug="mine").slug == "mine"
+    assert create_workspace(user, "!!!").slug == "workspace"
+
+
+def test_a_valid_configuration_becomes_the_next_revision(user):
+    workspace = create_workspace(user, "Lab")
+    revision, problems = add_configuration_revision(workspace, CUSTOM, user, note="bin-packing")
+    assert problems == []
+    assert (revision.revision, revision.note, revision.text) == (2, "bin-packing", CUSTOM)
+    assert workspace.current_configuration() == revision
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", [("", "the configuration is empty")]),
+        (
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "parallelism: 0\n",
+            [("parallelism", "Invalid value: 0: should be an integer value greater than zero")],
+        ),
+        (
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "parallelism: many\n",
+            None,
+        ),
+    ],
+    ids=["an empty text", "a value validation refuses", "a value that does not decode"],
+)
+def test_an_invalid_configuration_is_refused_with_its_problems(user, text, expected):
+    workspace = create_workspace(user, "Lab")
+    revision, problems = add_configuration_revision(workspace, text, user)
+    assert revision is None
+    assert workspace.configurations.count() == 1
+    if expected is not None:
+        assert [(p.field, p.message) for p in problems] == expected
+    else:
+        assert len(problems) == 1
+        assert problems[0].field == ""
+        assert "parallelism" in problems[0].message
+
+
+def test_the_default_text_is_what_kube_scheduler_prints():
+    assert configuration_problems(default_configuration_text()) == []
+    assert "leaderElect: false" in default_configuration_text()
