@@ -19,18 +19,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celery import shared_task
-from celery.signals import worker_shutting_down
+from celery.signals import worker_ready, worker_shutting_down
 from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
-from playground.scheduling import lease
+from playground.scheduling import lease, watchdog
 from playground.scheduling.binding import BindingRequest, run_binding
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.models import Workspace
 
 logger = logging.getLogger(__name__)
 
+SCHEDULER_QUEUE = "scheduler"
 POLL_SECONDS = 0.05
 """How long an idle service waits before looking at the change log and commands again."""
 
@@ -155,3 +156,10 @@ def _running(service: SchedulerService) -> Iterator[_Run]:
 def _stop_services_on_shutdown(**_: Any) -> None:
     """A worker told to stop hands its leases over at once instead of letting them lapse."""
     stop_services(release=True, timeout=None)
+
+
+@worker_ready.connect
+def _watch_workspaces(sender: Any, **_: Any) -> None:
+    """A worker of the scheduler queue (production) runs the watchdog that starts services."""
+    if SCHEDULER_QUEUE in {queue.name for queue in sender.task_consumer.queues}:
+        watchdog.start_watchdog()
