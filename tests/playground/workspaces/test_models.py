@@ -1,0 +1,79 @@
+"""What the models themselves know: access, current configuration, keys, packed traces."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+from django.db import IntegrityError
+
+from playground.workspaces.models import (
+    AttemptTrace,
+    ClusterObject,
+    SchedulerConfiguration,
+    SchedulingAttempt,
+)
+
+
+@pytest.fixture
+def stranger(db):
+    return get_user_model().objects.create_user("eve")
+
+
+@pytest.mark.parametrize(
+    ("who", "allowed"),
+    [("owner", True), ("member", True), ("superuser", True), ("stranger", False), ("anon", False)],
+    ids=[
+        "the owner",
+        "a member",
+        "a superuser",
+        "another user",
+        "an anonymous visitor",
+    ],
+)
+def test_who_may_access_a_workspace(workspace, user, stranger, who, allowed):
+    users = get_user_model().objects
+    member = users.create_user("bob")
+    workspace.members.add(member)
+    visitor = {
+        "owner": user,
+        "member": member,
+        "superuser": users.create_superuser("root"),
+        "stranger": stranger,
+        "anon": AnonymousUser(),
+    }[who]
+    assert workspace.can_access(visitor) is allowed
+
+
+def test_the_current_configuration_is_the_latest_revision(workspace):
+    assert workspace.current_configuration() is None
+    for revision in (1, 3, 2):
+        SchedulerConfiguration.objects.create(workspace=workspace, revision=revision, text="x")
+    assert workspace.current_configuration().revision == 3
+
+
+def test_a_revision_number_is_taken_once_per_workspace(workspace):
+    SchedulerConfiguration.objects.create(workspace=workspace, revision=1, text="x")
+    with pytest.raises(IntegrityError):
+        SchedulerConfiguration.objects.create(workspace=workspace, revision=1, text="y")
+
+
+def test_an_object_is_named_by_kind_and_key(workspace):
+    pod = ClusterObject(workspace=workspace, kind="Pod", namespace="shop", name="web", manifest={})
+    node = ClusterObject(workspace=workspace, kind="Node", name="n1", manifest={})
+    assert (str(pod), str(node)) == ("Pod shop/web", "Node n1")
+
+
+def test_a_trace_of_thousands_of_nodes_is_stored_compressed_and_read_back(workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", pod_uid="u", profile="default-scheduler"
+    )
+    events = [
+        {"kind": "plugin", "point": "filter", "plugin": "NodeResourcesFit", "node": f"node-{i}"}
+        for i in range(5000)
+    ]
+    AttemptTrace.pack(attempt, events).save()
+    trace = AttemptTrace.objects.get(attempt=attempt)
+    assert trace.events() == events
+    assert trace.event_count == 5000
+    assert len(bytes(trace.data)) * 10 < trace.raw_size
