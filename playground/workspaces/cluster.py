@@ -184,7 +184,9 @@ class DatabaseCluster:
         """Creates the object; AlreadyExistsError if one with its kind and name exists."""
         return self.add_many([obj], replace=False)[0]
 
-    def add_many(self, objects: Iterable[ObjectOrManifest], replace: bool = True) -> list[Any]:
+    def add_many(
+        self, objects: Iterable[ObjectOrManifest], replace: bool = True
+    ) -> list[KubeObject]:
         """Creates (or, with ``replace``, replaces) several objects in one transaction.
 
         Nothing is stored if any object is invalid (ObjectError), appears twice, or exists
