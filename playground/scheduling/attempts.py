@@ -26,21 +26,28 @@ Event = TraceEvent | dict[str, Any]
 
 
 @dataclass(slots=True)
-class _OpenAttempt:
-    """An attempt stored as Waiting, to be completed when its binding cycle ends."""
+class _Attempt:
+    """An attempt's row (saved or not yet) and its trace events so far."""
 
-    row_id: int
+    row: SchedulingAttempt
     cycle: int
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
 class AttemptRecorder:
-    """Observer and attempt sink of one scheduler service."""
+    """Observer and attempt sink of one scheduler service.
+
+    Attempts are written in batches (``flush()``, once per tick of the service): two
+    statements for any number of attempts, rather than two per attempt.
+    """
 
     def __init__(self, workspace_id: int) -> None:
         self.workspace_id = workspace_id
         self._pending: dict[str, list[Event]] = defaultdict(list)
-        self._open: dict[str, _OpenAttempt] = {}
+        self._open: dict[str, _Attempt] = {}
+        """Attempts of pods waiting at Permit, by uid, to complete when their cycle ends."""
+        self._unsaved: dict[int, _Attempt] = {}
+        """Attempts to write at the next flush, by id() of their row."""
         self.victims: list[str] = []
         """Pods the scheduler deleted (preemption) since the last attempt was recorded."""
         self.last_failure: dict[str, tuple[str, list[str]]] = {}
@@ -55,21 +62,21 @@ class AttemptRecorder:
         if len(events) > MAX_PENDING_EVENTS:
             del events[: MAX_PENDING_EVENTS // 2]
 
+    def add_victim(self, pod: Any) -> None:
+        """A pod the scheduler deleted (preemption): reported with the next attempt."""
+        self.victims.append(pod.key)
+
     def add_events(self, pod: str, events: list[dict[str, Any]]) -> None:
         """Trace events that happened elsewhere (the binding task), in JSON form."""
         self._pending[pod].extend(events)
 
-    def forget(self, pod: str, uid: str) -> None:
-        """Drops what is kept for a pod that is gone."""
-        self._pending.pop(pod, None)
-        self._open.pop(uid, None)
-        self.last_failure.pop(uid, None)
-
     def abandon_open(self, message: str) -> None:
         """Ends the attempts of pods waiting at Permit when their scheduler goes away."""
-        rows = SchedulingAttempt.objects.filter(pk__in=[o.row_id for o in self._open.values()])
-        rows.update(result="Error", message=message)
+        for attempt in self._open.values():
+            attempt.row.result, attempt.row.message = "Error", message
+            self._unsaved[id(attempt.row)] = attempt
         self._open.clear()
+        self.flush()
         self._pending.clear()
 
     # ------------------------------------------------------------------------------------------
@@ -79,22 +86,35 @@ class AttemptRecorder:
         pending = self._pending.pop(attempt.pod, [])
         events = [e if isinstance(e, dict) else e.to_dict() for e in pending]
         victims, self.victims = self.victims, []
-        opened = self._open.pop(attempt.uid, None)
-        if opened is not None and opened.cycle == attempt.cycle:
-            events = opened.events + events
-            row = SchedulingAttempt.objects.get(pk=opened.row_id)
-            _fill(row, attempt, victims or row.victims)
-            row.save()
-            AttemptTrace.objects.filter(attempt=row).delete()
+        record = self._open.pop(attempt.uid, None)
+        if record is not None and record.cycle == attempt.cycle:
+            record.events = record.events + events
+            _fill(record.row, attempt, victims or record.row.victims)
         else:
-            row = SchedulingAttempt(workspace_id=self.workspace_id)
-            _fill(row, attempt, victims)
-            row.save()
-        AttemptTrace.pack(row, events).save()
+            record = _Attempt(SchedulingAttempt(workspace_id=self.workspace_id), attempt.cycle)
+            record.events = events
+            _fill(record.row, attempt, victims)
+        self._unsaved[id(record.row)] = record
         if attempt.result == WAITING:
-            self._open[attempt.uid] = _OpenAttempt(row.pk, attempt.cycle, events)
+            self._open[attempt.uid] = record
         self._remember_failure(attempt, events)
-        self._broadcast(row, events)
+
+    def flush(self) -> int:
+        """Writes the attempts recorded since the last flush, then broadcasts them."""
+        records = list(self._unsaved.values())
+        self._unsaved.clear()
+        if not records:
+            return 0
+        new = [r.row for r in records if r.row.pk is None]
+        changed = [r.row for r in records if r.row.pk is not None]
+        SchedulingAttempt.objects.bulk_create(new)
+        for row in changed:
+            row.save()
+        AttemptTrace.objects.filter(attempt__in=changed).delete()
+        AttemptTrace.objects.bulk_create(AttemptTrace.pack(r.row, r.events) for r in records)
+        for record in records:
+            self._broadcast(record.row, record.events)
+        return len(records)
 
     def _remember_failure(self, attempt: EngineAttempt, events: list[dict[str, Any]]) -> None:
         if attempt.result in ("Scheduled", WAITING):

@@ -47,8 +47,8 @@ from playground.scheduling.binding import (
     configuration,
     status_from_json,
 )
+from playground.scheduling.informer import InformerCluster
 from playground.scheduling.plugins import playground_registry
-from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerCommand, SchedulerStatus, Workspace
 
 logger = logging.getLogger(__name__)
@@ -93,19 +93,6 @@ class PlaygroundScheduler(Scheduler):
         done: Callable[[Status | None], None],
     ) -> None:
         self.dispatch_binding(framework, pod, host, done)
-
-
-class ServiceCluster(DatabaseCluster):
-    """The workspace's DatabaseCluster as the scheduler uses it: pods it deletes are victims."""
-
-    def __init__(self, workspace_id: int, recorder: AttemptRecorder) -> None:
-        super().__init__(workspace_id)
-        self._recorder = recorder
-
-    def delete(self, obj: Any) -> None:
-        super().delete(obj)
-        if obj.kind == "Pod":
-            self._recorder.victims.append(obj.key)
 
 
 class ServiceThreadExecutor:
@@ -170,7 +157,7 @@ class SchedulerService:
         self.lease_seconds = float(settings.SCHEDULER_LEASE_SECONDS)
         self.generation: int | None = None
         self.scheduler: PlaygroundScheduler | None = None
-        self.cluster: ServiceCluster | None = None
+        self.cluster: InformerCluster | None = None
         self.revision: int | None = None
         self.paused = False
         self.bindings: dict[str, _Binding] = {}
@@ -232,7 +219,7 @@ class SchedulerService:
         if cfg is None:
             cfg, revision = self._current_configuration(workspace)
         self._replace_scheduler()
-        cluster = ServiceCluster(self.workspace_id, self.recorder)
+        cluster = InformerCluster(self.workspace_id, self.recorder.add_victim)
         scheduler = PlaygroundScheduler.from_configuration(
             cfg,
             cluster,
@@ -244,6 +231,7 @@ class SchedulerService:
         scheduler.binding_executor = self.executor
         scheduler.dispatch_binding = self._dispatch_binding
         with cluster.consistent_read():
+            cluster.sync()
             scheduler.start()
         scheduler.queue.run()
         self.scheduler, self.cluster, self.revision = scheduler, cluster, revision
@@ -293,6 +281,7 @@ class SchedulerService:
         if not self.paused and not self._apply_waits:
             cycles = self._run_cycles()
         self.busy = bool(changes or commands or cycles)
+        self.recorder.flush()
         self._publish(force=bool(commands))
         return True
 
@@ -346,18 +335,17 @@ class SchedulerService:
         )
         bindings = [c for c in pending if c.kind == BINDING_FINISHED]
         others = [c for c in pending if c.kind != BINDING_FINISHED]
-        executed = 0
+        done: list[SchedulerCommand] = []
         self._apply_waits = False
         for command in [*bindings, *others]:
             if command.kind == SchedulerCommand.APPLY_CONFIGURATION and self.bindings:
                 self._apply_waits = True
                 break
-            outcome = self._execute(command.kind, command.payload or {})
-            SchedulerCommand.objects.filter(pk=command.pk).update(
-                done_at=self._now(), outcome=outcome
-            )
-            executed += 1
-        return executed
+            command.outcome = self._execute(command.kind, command.payload or {})
+            command.done_at = self._now()
+            done.append(command)
+        SchedulerCommand.objects.bulk_update(done, ["done_at", "outcome"], batch_size=500)
+        return len(done)
 
     def _execute(self, kind: str, payload: dict[str, Any]) -> str:
         handler = {
