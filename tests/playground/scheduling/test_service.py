@@ -464,6 +464,9 @@ def test_a_failed_binding_unreserves_forgets_and_requeues_the_pod(
     assert [p.name for p in service.scheduler.queue.pods_in_backoff_q()] == ["web"]
     assert results() == [("default/web", "Error", "")]
     assert SchedulingAttempt.objects.get().message == "etcd is on fire"
+    [entry] = SchedulerStatus.objects.get(workspace=workspace).queue["backoff"]
+    assert entry["pod"] == "default/web"
+    assert 0 < entry["backoffSeconds"] <= 1.0  # the end is rounded down to a whole second
 
     clock.step(2)
     settle(service, binding_tasks)
@@ -525,6 +528,20 @@ def test_the_status_keeps_queue_sizes_over_time(make_service, workspace, cluster
 
     sizes = SchedulerStatus.objects.get(workspace=workspace).queue_sizes
     assert [sample[1:] for sample in sizes] == [[0, 0, 0], [0, 0, 1], [0, 0, 1], [0, 0, 1]]
+
+
+def test_a_gated_pod_is_listed_with_the_plugin_that_gates_it(
+    make_service, workspace, cluster, binding_tasks
+):
+    cluster.add(node_manifest("n1"))
+    cluster.add(pod_manifest("gated", schedulingGates=[{"name": "example.com/approval"}]))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+
+    [entry] = SchedulerStatus.objects.get(workspace=workspace).queue["gated"]
+    assert (entry["pod"], entry["plugins"]) == ("default/gated", ["SchedulingGates"])
+    assert results() == []
 
 
 def test_node_usage_and_attempts_are_broadcast(

@@ -1,0 +1,78 @@
+"""broadcast: group names from ids, and messages that reach consumers in their own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import Future
+
+import pytest
+from channels.layers import get_channel_layer
+
+from playground.live import broadcast
+
+
+def test_group_names_are_built_from_ids():
+    assert broadcast.workspace_group(7) == "workspace-7"
+    assert broadcast.pod_group(7, "0b8f-41aa") == "pod-7-0b8f-41aa"
+
+
+@pytest.mark.parametrize(
+    "uid",
+    ["../../etc", "a b", "x" * 65, "ümlaut", ""],
+    ids=["a path", "a space", "too long", "not ascii", "empty"],
+)
+def test_a_uid_that_is_no_safe_group_name_is_hashed(uid):
+    group = broadcast.pod_group(7, uid)
+    prefix, _, digest = group.rpartition("-")
+    assert prefix == "pod-7"
+    assert len(digest) == 40 and digest.isalnum()
+    assert group == broadcast.pod_group(7, uid)
+
+
+@pytest.fixture
+def in_memory_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    return get_channel_layer()
+
+
+def consumer_of(layer, group: str) -> Future:
+    """A consumer in its own thread and event loop, waiting for one message of ``group``."""
+    joined = threading.Event()
+    received: Future = Future()
+
+    async def consume() -> None:
+        channel = await layer.new_channel()
+        await layer.group_add(group, channel)
+        receiving = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0.05)  # it waits on its queue now, as a connected consumer does
+        joined.set()
+        received.set_result(await receiving)
+
+    threading.Thread(target=lambda: asyncio.run(consume()), daemon=True).start()
+    assert joined.wait(5)
+    return received
+
+
+def test_a_message_wakes_a_consumer_waiting_in_its_own_event_loop(in_memory_layer):
+    received = consumer_of(in_memory_layer, "workspace-7")
+
+    broadcast.send_status(7, {"paused": True})
+
+    assert received.result(timeout=5) == {"type": "queue.status", "status": {"paused": True}}
+
+
+def test_an_attempt_goes_to_the_workspace_and_to_the_pod(in_memory_layer):
+    attempt = {"id": 1, "uid": "u1", "pod": "default/web", "result": "Scheduled"}
+    to_workspace = consumer_of(in_memory_layer, "workspace-7")
+    to_pod = consumer_of(in_memory_layer, "pod-7-u1")
+
+    broadcast.send_attempt(7, attempt)
+
+    expected = {"type": "attempt.recorded", "attempt": attempt}
+    assert to_workspace.result(timeout=5) == expected
+    assert to_pod.result(timeout=5) == expected
+
+
+def test_sending_to_a_group_nobody_listens_to_is_harmless(in_memory_layer):
+    broadcast.send(broadcast.workspace_group(8), {"type": "queue.status"}).result(timeout=5)
