@@ -14,6 +14,18 @@ advances in ticks (``tick()``), each of which:
 Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
 PreBind; Bind and PostBind go to ``run_binding_cycle`` tasks (see ``binding``). Time comes from
 the injected clock, so tests drive permit timeouts, backoff and lease expiry with a FakeClock.
+
+Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to ``outcome``):
+
+- ``pause`` / ``resume`` (no payload): stop / restart scheduling cycles; ``Workspace.paused``
+  follows.
+- ``apply-configuration`` ``{"revision": n}`` (default: the latest revision): rebuild the
+  scheduler with it, once the bindings out have reported; an invalid one is not applied.
+- ``allow`` ``{"uid": ..., "plugin": name}``: allow a pod waiting at Permit for that plugin, or
+  for all its pending plugins without ``plugin``.
+- ``reject`` ``{"uid": ..., "plugin": name, "message": text}`` (both optional): reject it.
+- ``binding-finished`` (written by binding tasks): ``{"uid", "node", "generation", "status":
+  null | {"code", "reasons", "plugin"}, "events": [trace events]}``.
 """
 
 from __future__ import annotations
