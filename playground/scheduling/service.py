@@ -308,8 +308,10 @@ class SchedulerService:
                 if not self.tick():
                     return "lost the lease"
             except Exception:
-                logger.exception("scheduler service of workspace %s failed", self.workspace_id)
                 close_old_connections()
+                if not Workspace.objects.filter(pk=self.workspace_id).exists():
+                    return "the workspace is gone"
+                logger.exception("scheduler service of workspace %s failed", self.workspace_id)
                 try:
                     self.rebuild(self._configuration_in_use(), self.revision)
                 except Exception:
