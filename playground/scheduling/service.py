@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,11 +43,9 @@ from django.db import close_old_connections
 
 from framework.api.pod import Pod
 from framework.config import default_configuration
-from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
-from framework.scheduler.scheduler import Scheduler
 from framework.util.clock import Clock, RealClock
 from playground.live import broadcast
 from playground.scheduling import lease, status
@@ -61,6 +58,11 @@ from playground.scheduling.binding import (
 )
 from playground.scheduling.informer import InformerCluster
 from playground.scheduling.plugins import playground_registry
+from playground.scheduling.scheduler import (
+    DiscardExecutor,
+    PlaygroundScheduler,
+    ServiceThreadExecutor,
+)
 from playground.workspaces.models import SchedulerCommand, SchedulerStatus, Workspace
 
 logger = logging.getLogger(__name__)
@@ -89,58 +91,6 @@ class _Binding:
     node: str
     sent: float
     done: Callable[[Status | None], None]
-
-
-class PlaygroundScheduler(Scheduler):
-    """The engine's Scheduler with Bind and PostBind handed to the service's dispatcher."""
-
-    dispatch_binding: Callable[[Framework, Pod, str, Callable[[Status | None], None]], None]
-
-    def bind_pod(
-        self,
-        framework: Framework,
-        state: CycleState,
-        pod: Pod,
-        host: str,
-        done: Callable[[Status | None], None],
-    ) -> None:
-        self.dispatch_binding(framework, pod, host, done)
-
-
-class ServiceThreadExecutor:
-    """Runs binding-cycle work on the service's thread.
-
-    Work submitted from that thread runs at once (like the engine's InlineExecutor); work from
-    other threads (a permit timeout firing on a timer thread) waits for the next tick, so the
-    scheduler and the database connection are only ever used by one thread.
-    """
-
-    def __init__(self) -> None:
-        self._thread = threading.get_ident()
-        self._queue: deque[Callable[[], None]] = deque()
-
-    def submit(self, work: Callable[[], None]) -> None:
-        if threading.get_ident() == self._thread:
-            work()
-        else:
-            self._queue.append(work)
-
-    def adopt_current_thread(self) -> None:
-        self._thread = threading.get_ident()
-
-    def run_pending(self) -> int:
-        ran = 0
-        while self._queue:
-            self._queue.popleft()()
-            ran += 1
-        return ran
-
-
-class _Discard:
-    """The executor of a scheduler being replaced: its late callbacks have nothing to do."""
-
-    def submit(self, work: Callable[[], None]) -> None:
-        pass
 
 
 class SchedulerService:
@@ -267,7 +217,7 @@ class SchedulerService:
         if old is None:
             return
         self.scheduler = None
-        old.binding_executor = _Discard()
+        old.binding_executor = DiscardExecutor()
         framework = next(iter(old.profiles.values()), None)
         if framework is not None:
             for waiting in framework.waiting_pods:
@@ -287,14 +237,14 @@ class SchedulerService:
             return False
         self.executor.run_pending()
         changes = self.cluster.dispatch_changes()
-        commands = self._execute_commands()
+        outcomes, commands = self._execute_commands()
         self._expire_bindings()
         cycles = 0
         if not self.paused and not self._apply_waits:
             cycles = self._run_cycles()
-        self.busy = bool(changes or commands or cycles)
+        self.busy = bool(changes or outcomes or commands or cycles)
         self.recorder.flush()
-        self._publish(force=bool(commands))
+        self._publish(force=bool(commands))  # what a person asked for shows at once
         return True
 
     def run(self, stop: threading.Event, poll_seconds: float = 0.1) -> str:
@@ -336,11 +286,12 @@ class SchedulerService:
     # ------------------------------------------------------------------------------------------
     # Commands
 
-    def _execute_commands(self) -> int:
+    def _execute_commands(self) -> tuple[int, int]:
         """Executes pending commands: binding outcomes first, then the others in order.
 
         An apply waits while bindings are out (their outcomes belong to the scheduler that
-        sent them), and the commands after it wait with it, so they keep their order.
+        sent them), and the commands after it wait with it, so they keep their order. Returns
+        how many binding outcomes and how many other commands were executed.
         """
         pending = list(
             SchedulerCommand.objects.filter(
@@ -359,7 +310,8 @@ class SchedulerService:
             command.done_at = self._now()
             done.append(command)
         SchedulerCommand.objects.bulk_update(done, ["done_at", "outcome"], batch_size=500)
-        return len(done)
+        outcomes = sum(1 for command in done if command.kind == BINDING_FINISHED)
+        return outcomes, len(done) - outcomes
 
     def _execute(self, kind: str, payload: dict[str, Any]) -> str:
         handler = {
@@ -409,7 +361,10 @@ class SchedulerService:
         waiting = self._waiting_pod(payload["uid"])
         if waiting is None:
             return "no such pod waits at Permit"
-        plugins = [payload["plugin"]] if payload.get("plugin") else waiting.get_pending_plugins()
+        pending = waiting.get_pending_plugins()
+        plugins = [payload["plugin"]] if payload.get("plugin") else pending
+        if not set(plugins) <= set(pending):
+            return f"the pod does not wait for {payload['plugin']}"
         for plugin in plugins:
             waiting.allow(plugin)
         return f"allowed by {', '.join(plugins)}"

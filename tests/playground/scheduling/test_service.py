@@ -425,6 +425,15 @@ def test_a_pod_nobody_approves_is_rejected_when_its_time_runs_out(waiting_pod, c
     )
 
 
+def test_approving_for_a_plugin_the_pod_does_not_wait_for_says_so(waiting_pod, workspace):
+    allow = command(workspace, SchedulerCommand.ALLOW, uid="uid-web", plugin="Other")
+    waiting_pod.tick()
+
+    allow.refresh_from_db()
+    assert allow.outcome == "the pod does not wait for Other"
+    assert results() == [("default/web", "Waiting", "n1")]
+
+
 def test_approving_a_pod_that_does_not_wait_says_so(waiting_pod, workspace):
     allow = command(workspace, SchedulerCommand.ALLOW, uid="nobody")
     waiting_pod.tick()
