@@ -27,7 +27,7 @@ from playground.scheduling.plugins import playground_registry
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration
 
-BINDING_FINISHED = "binding-finished"
+BINDING_FINISHED = SchedulerCommand.BINDING_FINISHED
 """The SchedulerCommand kind a binding task reports with."""
 LOST_LEASE = "the scheduler that started this binding cycle no longer holds the lease"
 BINDERS_KEPT = 8

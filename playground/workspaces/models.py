@@ -240,7 +240,8 @@ class SchedulerCommand(models.Model):
 
     PAUSE, RESUME, APPLY_CONFIGURATION = "pause", "resume", "apply-configuration"
     ALLOW, REJECT, STEP, CONTINUE = "allow", "reject", "step", "continue"
-    KINDS = (PAUSE, RESUME, APPLY_CONFIGURATION, ALLOW, REJECT, STEP, CONTINUE)
+    BINDING_FINISHED = "binding-finished"
+    KINDS = (PAUSE, RESUME, APPLY_CONFIGURATION, ALLOW, REJECT, STEP, CONTINUE, BINDING_FINISHED)
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="commands")
     kind = models.CharField(max_length=32, choices=[(k, k) for k in KINDS])
