@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 
 
 def test_django_system_checks_pass():
@@ -19,3 +20,19 @@ def test_the_front_door_leads_to_the_workspaces(logged_in):
     response = logged_in.get("/")
     assert response.status_code == 302
     assert response["Location"] == "/w/"
+
+
+@pytest.mark.parametrize(
+    "path", ["vendor/htmx.min.js", "vendor/htmx-ext-ws.min.js", "css/playground.css"]
+)
+def test_the_web_process_serves_static_files_with_debug_off(settings, tmp_path, path):
+    """Production runs daphne, which has no static file server: the app must serve them."""
+    settings.DEBUG = False
+    settings.STATIC_ROOT = tmp_path
+    call_command("collectstatic", "--noinput", verbosity=0)
+
+    response = Client().get(f"/static/{path}")
+
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content)
+    assert body == (settings.BASE_DIR / "static" / path).read_bytes()
