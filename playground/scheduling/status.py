@@ -12,7 +12,7 @@
 - ``binding`` (Bind sent to a binding task): ``node``, ``seconds`` (since it was sent)
 
 ``waiting_pods`` repeats the ``waiting`` list (the permit console reads it), and
-``queue_sizes`` is the history ``[[time, active, backoff, unschedulable], ...]``.
+``queue_sizes`` is the history ``[[time, active, backoff, unschedulable, gated], ...]``.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def sizes_sample(queue: Mapping[str, list[Any]], now: float) -> list[float]:
         round(now, 1),
         len(queue["active"]),
         len(queue["backoff"]),
-        len(queue["unschedulable"]) + len(queue["gated"]),
+        len(queue["unschedulable"]),
+        len(queue["gated"]),
     ]
 
 

@@ -11,12 +11,20 @@ def test_no_samples_draw_nothing():
 
 
 def test_time_spans_the_width_and_the_peak_reaches_the_top():
-    chart = queue_chart([[100.0, 0, 2, 4], [110.0, 4, 0, 1]])
+    chart = queue_chart([[100.0, 0, 2, 4, 0], [110.0, 4, 0, 1, 2]])
     assert chart.lines["active"] == f"{PAD:.1f},{HEIGHT - PAD:.1f} {WIDTH - PAD:.1f},{PAD:.1f}"
     assert chart.lines["backoff"].startswith(f"{PAD:.1f},{HEIGHT / 2:.1f}")
     assert chart.peak == 4
     assert chart.seconds == 10.0
-    assert chart.latest == {"active": 4, "backoff": 0, "unschedulable": 1}
+    assert chart.latest == {"active": 4, "backoff": 0, "unschedulable": 1, "gated": 2}
+
+
+def test_samples_stored_before_gated_pods_were_counted_apart_draw_gated_as_zero():
+    chart = queue_chart([[100.0, 1, 2, 3], [110.0, 1, 2, 3]])
+    assert chart.latest == {"active": 1, "backoff": 2, "unschedulable": 3, "gated": 0}
+    assert (
+        chart.lines["gated"] == f"{PAD:.1f},{HEIGHT - PAD:.1f} {WIDTH - PAD:.1f},{HEIGHT - PAD:.1f}"
+    )
 
 
 @pytest.mark.parametrize(

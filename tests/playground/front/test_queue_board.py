@@ -59,7 +59,7 @@ def test_bound_pods_are_listed_latest_first(logged_in, workspace, status):
 
 def test_the_chart_draws_the_sizes_over_time(logged_in, status):
     content = logged_in.get("/w/lab/queue/").content.decode()
-    assert content.count("<polyline") == 3
+    assert content.count("<polyline") == 4  # active, backoff, unschedulable, gated
     assert "peak 3 over the last 10 s" in content
 
 

@@ -536,7 +536,12 @@ def test_the_status_keeps_queue_sizes_over_time(make_service, workspace, cluster
         service.tick()
 
     sizes = SchedulerStatus.objects.get(workspace=workspace).queue_sizes
-    assert [sample[1:] for sample in sizes] == [[0, 0, 0], [0, 0, 1], [0, 0, 1], [0, 0, 1]]
+    assert [sample[1:] for sample in sizes] == [
+        [0, 0, 0, 0],
+        [0, 0, 1, 0],
+        [0, 0, 1, 0],
+        [0, 0, 1, 0],
+    ]
 
 
 def test_a_gated_pod_is_listed_with_the_plugin_that_gates_it(
@@ -548,8 +553,10 @@ def test_a_gated_pod_is_listed_with_the_plugin_that_gates_it(
     service.start()
     settle(service, binding_tasks)
 
-    [entry] = SchedulerStatus.objects.get(workspace=workspace).queue["gated"]
+    status = SchedulerStatus.objects.get(workspace=workspace)
+    [entry] = status.queue["gated"]
     assert (entry["pod"], entry["plugins"]) == ("default/gated", ["SchedulingGates"])
+    assert status.queue_sizes[-1][1:] == [0, 0, 0, 1], "counted as gated, not unschedulable"
     assert results() == []
 
 
