@@ -116,6 +116,39 @@ def test_an_attempt_without_a_stored_trace_says_so(logged_in, workspace):
     assert "No trace was stored" in logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
 
 
+@pytest.mark.parametrize(
+    ("nominated", "victims", "shown", "hidden"),
+    [
+        (
+            "n2",
+            ["batch/a", "batch/b"],
+            "Preemption: nominated node <strong>n2</strong>; victims "
+            "<code>batch/a</code>, <code>batch/b</code>",
+            None,
+        ),
+        ("n2", [], "Preemption: nominated node <strong>n2</strong></p>", "victim"),
+        ("", [], None, "Preemption"),
+    ],
+    ids=["nominated with victims", "nominated, victims already gone", "no preemption"],
+)
+def test_an_attempt_says_what_preemption_did(
+    logged_in, workspace, nominated, victims, shown, hidden
+):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace,
+        pod_key="default/p",
+        pod_uid="u",
+        result="Unschedulable",
+        nominated_node=nominated,
+        victims=victims,
+    )
+    content = logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
+    if shown:
+        assert shown in content
+    if hidden:
+        assert hidden not in content
+
+
 def test_attempts_of_another_workspace_are_not_found(logged_in, workspace, stranger):
     from playground.workspaces.models import Workspace
 
