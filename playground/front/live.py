@@ -61,7 +61,7 @@ class LiveView:
 
 def workspace_resync(workspace: Workspace, view: LiveView) -> str:
     """Everything the view shows live, from the database."""
-    parts = [_service_state(workspace)]
+    parts = [service_state(workspace)]
     if view.name == "nodes":
         rows = nodes_context(workspace, view.page)["rows"]
         parts.append(render_to_string("live/usage_cells.html", {"nodes": rows}))
@@ -111,7 +111,8 @@ def _published_board(status: dict[str, Any]) -> Board:
     return board_from(status.get("queue"), status.get("waitingPods"), status.get("queueSizes"))
 
 
-def _service_state(workspace: Workspace) -> str:
+def service_state(workspace: Workspace) -> str:
+    """The scheduler's state badge (running, paused, stopped), from its lease in the database."""
     lease = SchedulerLease.objects.filter(workspace=workspace).first()
     alive = lease is not None and lease.expires_at is not None and lease.expires_at > timezone.now()
     if not alive:

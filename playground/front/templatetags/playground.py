@@ -1,4 +1,4 @@
-"""Template filters for numbers people read: durations, CPU, memory."""
+"""Template filters for numbers people read (durations, CPU, memory), and the scheduler badge."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ from typing import Any
 
 import yaml
 from django import template
+from django.utils.safestring import SafeString, mark_safe
+
+from playground.front import live
 
 register = template.Library()
 
@@ -42,3 +45,9 @@ def as_yaml(value: Any) -> str:
     if value is None:
         return ""
     return yaml.safe_dump(value, sort_keys=False, default_flow_style=False)
+
+
+@register.simple_tag
+def service_state(workspace: Any) -> SafeString:
+    """The scheduler's state as the page loads; pages with a live stream keep it current."""
+    return mark_safe(live.service_state(workspace))  # rendered by a template, escaped there
