@@ -171,4 +171,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "WARNING")},
+    # Django's own default config gives "django" a console handler too; without this, every
+    # request line of the development server is printed twice (there and through the root).
+    "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }
