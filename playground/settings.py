@@ -171,4 +171,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "WARNING")},
+    # Django's own console handler (DEBUG only) would write its records a second time.
+    "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }
