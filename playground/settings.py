@@ -113,6 +113,10 @@ else:
             # IMMEDIATE: a transaction takes the write lock when it begins, so two writers
             # queue for it instead of failing with "database is locked" when both upgrade.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # The test database is a file too (Django's default, ":memory:", is private to
+            # one connection), so worker threads and a server process under test can share it.
+            # One per test process: runs side by side never collide.
+            "TEST": {"NAME": str(BASE_DIR / "var" / f"test-{os.getpid()}.sqlite3")},
         }
     }
 

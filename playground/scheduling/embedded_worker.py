@@ -12,8 +12,10 @@ the playground (``runserver`` / daphne) and ``EMBEDDED_WORKER`` is on; tests sta
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from celery import bootsteps
@@ -112,7 +114,19 @@ def start_embedded_worker() -> EmbeddedWorker:
         if _embedded is None:
             _embedded = EmbeddedWorker().start()
             logger.info("embedded Celery worker started (queues %s)", ", ".join(QUEUES))
+            _at_interpreter_exit(stop_embedded_worker)
         return _embedded
+
+
+def _at_interpreter_exit(stop: Callable[[], None]) -> None:
+    """Calls ``stop`` when the process is about to exit (the server was told to stop).
+
+    The interpreter waits for the worker pool's threads before exiting, and a running scheduler
+    service never ends by itself: unstopped, the process would hang. ``atexit`` runs too late
+    (after that wait); threading's own hook runs before it, as concurrent.futures uses it.
+    """
+    register = getattr(threading, "_register_atexit", atexit.register)
+    register(stop)
 
 
 def stop_embedded_worker(release: bool = True) -> None:

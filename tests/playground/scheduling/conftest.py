@@ -14,8 +14,12 @@ from playground.scheduling.service import SchedulerService
 
 @pytest.fixture
 def clock():
-    """Starts at the wall-clock time: leases are compared with the database's timestamps."""
-    return FakeClock(time.time())
+    """Starts at the wall-clock time: leases are compared with the database's timestamps.
+
+    On a whole second: backoffs end on one (as upstream's do), so the time left in a fresh
+    backoff would otherwise depend on when the test ran, and round to 0.0 near the next second.
+    """
+    return FakeClock(float(int(time.time())))
 
 
 @pytest.fixture

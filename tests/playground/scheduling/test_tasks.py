@@ -2,7 +2,7 @@
 
 The broker is the one the settings name: in-memory by default, Redis under CI=true (scripts/test
 sets REDIS_URL whenever Redis answers). Tests use committed transactions: the workers read the
-database from their own threads.
+database from their own threads (on SQLite too: the test database is a file, see settings).
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ DEADLINE_SECONDS = 60.0
 
 @pytest.fixture
 def worker(settings):
-    if connection.vendor == "sqlite" and connection.is_in_memory_db():
-        pytest.skip(
-            "worker threads need a database they can share: PostgreSQL or SQLite in a file "
-            "(the in-memory test database fails with 'database table is locked')"
-        )
     settings.SCHEDULER_LEASE_SECONDS = LEASE_SECONDS
     worker = EmbeddedWorker(services=2, binding_threads=2).start()
     yield worker

@@ -154,8 +154,6 @@ def test_following_the_log_by_id_replays_every_change_once(cluster, limit):
 def test_writers_wait_while_a_consistent_read_is_open(workspace):
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite's in-memory test database refuses rather than queues a second writer")
     written = threading.Event()
 
     def write() -> None:
