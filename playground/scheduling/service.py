@@ -12,8 +12,11 @@ advances in ticks (``tick()``), each of which:
 5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``).
 
 Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
-PreBind; Bind and PostBind go to ``run_binding_cycle`` tasks (see ``binding``). Time comes from
-the injected clock, so tests drive permit timeouts, backoff and lease expiry with a FakeClock.
+PreBind; Bind and PostBind go to ``run_binding_cycles`` tasks (see ``binding``), one task for
+the pods that reached Bind in a stretch of at most ``binding_batch`` scheduling cycles (and at
+the end of every tick), so a burst of pods costs a few tasks and transactions, not one each.
+Time comes from the injected clock, so tests drive permit timeouts, backoff and lease expiry
+with a FakeClock.
 
 Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to ``outcome``):
 
@@ -75,8 +78,11 @@ SIZES_INTERVAL = 2.0
 """Seconds between two samples of the queue sizes chart."""
 BINDING_TIMEOUT = 120.0
 """Seconds a binding task may take to report before its pod is requeued."""
+BINDING_BATCH = 25
+"""Pods at most per binding task."""
 
-Dispatch = Callable[[BindingRequest], None]
+Dispatch = Callable[[list[BindingRequest]], None]
+"""Sends a batch of binding requests to a binding task."""
 
 
 class ServiceStopped(Exception):
@@ -107,6 +113,7 @@ class SchedulerService:
         dispatch: Dispatch | None = None,
         cycles_per_tick: int = CYCLES_PER_TICK,
         status_interval: float = STATUS_INTERVAL,
+        binding_batch: int = BINDING_BATCH,
     ) -> None:
         self.workspace_id = workspace_id
         self.holder = holder
@@ -116,6 +123,7 @@ class SchedulerService:
         self.dispatch = dispatch or _send_to_binding_task
         self.cycles_per_tick = cycles_per_tick
         self.status_interval = status_interval
+        self.binding_batch = binding_batch
         self.lease_seconds = float(settings.SCHEDULER_LEASE_SECONDS)
         self.generation: int | None = None
         self.scheduler: PlaygroundScheduler | None = None
@@ -123,6 +131,8 @@ class SchedulerService:
         self.revision: int | None = None
         self.paused = False
         self.bindings: dict[str, _Binding] = {}
+        self._unsent: list[BindingRequest] = []
+        """Binding requests of this tick not sent yet (see ``_send_bindings``)."""
         self.recorder = AttemptRecorder(workspace_id)
         self.executor = ServiceThreadExecutor()
         self.cycles = 0
@@ -224,6 +234,7 @@ class SchedulerService:
                 waiting.reject("", "the scheduler was rebuilt")
         self.recorder.abandon_open("the scheduler was rebuilt while the pod waited at Permit")
         self.bindings.clear()
+        self._unsent.clear()
 
     # ------------------------------------------------------------------------------------------
     # The loop
@@ -242,6 +253,7 @@ class SchedulerService:
         cycles = 0
         if not self.paused and not self._apply_waits:
             cycles = self._run_cycles()
+        self._send_bindings()
         self.busy = bool(changes or outcomes or commands or cycles)
         self.recorder.flush()
         self._publish(force=bool(commands))  # what a person asked for shows at once
@@ -280,6 +292,8 @@ class SchedulerService:
             if not self.scheduler.schedule_one():
                 break
             cycles += 1
+            if len(self._unsent) >= self.binding_batch:
+                self._send_bindings()
         self.cycles += cycles
         return cycles
 
@@ -389,22 +403,34 @@ class SchedulerService:
     def _dispatch_binding(
         self, framework: Framework, pod: Pod, host: str, done: Callable[[Status | None], None]
     ) -> None:
+        """Takes a pod's Bind over; its request leaves with the next batch."""
         self.bindings[pod.uid] = _Binding(pod, host, self.clock.now(), done)
-        request = BindingRequest(
-            workspace_id=self.workspace_id,
-            generation=self.generation or 0,
-            namespace=pod.namespace,
-            name=pod.name,
-            uid=pod.uid,
-            node=host,
-            profile=framework.profile_name(),
-            revision=self.revision,
+        self._unsent.append(
+            BindingRequest(
+                workspace_id=self.workspace_id,
+                generation=self.generation or 0,
+                namespace=pod.namespace,
+                name=pod.name,
+                uid=pod.uid,
+                node=host,
+                profile=framework.profile_name(),
+                revision=self.revision,
+            )
         )
+
+    def _send_bindings(self) -> None:
+        """Sends the requests not sent yet to one binding task (called between scheduling
+        cycles, never inside one)."""
+        batch, self._unsent = self._unsent, []
+        if not batch:
+            return
         try:
-            self.dispatch(request)
-        except Exception as err:  # the broker is down: the binding cycle fails at once
-            logger.exception("sending the binding of %s failed", pod.key)
-            self._finish_binding(pod.uid, Status(Code.ERROR, f"sending the binding failed: {err}"))
+            self.dispatch(batch)
+        except Exception as err:  # the broker is down: the binding cycles fail at once
+            logger.exception("sending the bindings of %d pods failed", len(batch))
+            for request in batch:
+                status = Status(Code.ERROR, f"sending the binding failed: {err}")
+                self._finish_binding(request.uid, status)
 
     def _binding_finished(self, payload: dict[str, Any]) -> str:
         if payload.get("generation") != self.generation or payload["uid"] not in self.bindings:
@@ -484,7 +510,7 @@ class SchedulerService:
         return datetime.fromtimestamp(self.clock.now(), tz=UTC)
 
 
-def _send_to_binding_task(request: BindingRequest) -> None:
-    from playground.scheduling.tasks import run_binding_cycle
+def _send_to_binding_task(batch: list[BindingRequest]) -> None:
+    from playground.scheduling.tasks import run_binding_cycles
 
-    run_binding_cycle.delay(request.to_json())
+    run_binding_cycles.delay([request.to_json() for request in batch])

@@ -8,7 +8,7 @@ import pytest
 
 from framework.util.clock import FakeClock
 from playground.live import broadcast
-from playground.scheduling.binding import run_binding
+from playground.scheduling.binding import run_bindings
 from playground.scheduling.service import SchedulerService
 
 
@@ -27,17 +27,20 @@ def sent(monkeypatch):
 
 
 class BindingTasks:
-    """Stands in for the binding queue: keeps requests until a test runs them."""
+    """Stands in for the binding queue: keeps the requests of every batch sent until a test runs
+    them (``batches`` keeps how they were sent)."""
 
     def __init__(self) -> None:
         self.requests = []
+        self.batches = []
 
-    def __call__(self, request) -> None:
-        self.requests.append(request)
+    def __call__(self, batch) -> None:
+        self.requests.extend(batch)
+        self.batches.append(list(batch))
 
     def run_all(self) -> list:
         requests, self.requests = self.requests, []
-        return [run_binding(request) for request in requests]
+        return run_bindings(requests)
 
 
 @pytest.fixture
