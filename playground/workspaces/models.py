@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from playground.workspaces.fields import JSONField
+
 TRACE_COMPRESSION = 1
 """zlib level of stored traces: the fastest (see AttemptTrace)."""
 
@@ -92,7 +94,7 @@ class ClusterObject(models.Model):
     name = models.CharField(max_length=253)
     uid = models.CharField(max_length=64, db_index=True)
     resource_version = models.BigIntegerField(default=0)
-    manifest = models.JSONField()
+    manifest = JSONField()
     # Pod columns (empty for other kinds).
     node_name = models.CharField(max_length=253, blank=True, db_index=True)
     scheduler_name = models.CharField(max_length=253, blank=True)
@@ -134,8 +136,8 @@ class ObjectChange(models.Model):
     kind = models.CharField(max_length=64)
     namespace = models.CharField(max_length=253, blank=True)
     name = models.CharField(max_length=253)
-    old_manifest = models.JSONField(null=True, blank=True)
-    new_manifest = models.JSONField(null=True, blank=True)
+    old_manifest = JSONField(null=True, blank=True)
+    new_manifest = JSONField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -160,8 +162,8 @@ class SchedulingAttempt(models.Model):
     evaluated_nodes = models.PositiveIntegerField(default=0)
     feasible_nodes = models.PositiveIntegerField(default=0)
     nominated_node = models.CharField(max_length=253, blank=True)
-    victims = models.JSONField(default=list, blank=True)
-    final_scores = models.JSONField(default=dict, blank=True)
+    victims = JSONField(default=list, blank=True)
+    final_scores = JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -254,7 +256,7 @@ class SchedulerCommand(models.Model):
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="commands")
     kind = models.CharField(max_length=32, choices=[(k, k) for k in KINDS])
-    payload = models.JSONField(default=dict, blank=True)
+    payload = JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -273,9 +275,9 @@ class SchedulerStatus(models.Model):
     """The service's latest view of its queue and waiting pods, for pages that load cold."""
 
     workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="status")
-    queue = models.JSONField(default=dict, blank=True)
-    waiting_pods = models.JSONField(default=list, blank=True)
-    queue_sizes = models.JSONField(
+    queue = JSONField(default=dict, blank=True)
+    waiting_pods = JSONField(default=list, blank=True)
+    queue_sizes = JSONField(
         default=list, blank=True, help_text="[[time, active, backoff, unschedulable]]"
     )
     updated = models.DateTimeField(auto_now=True)
