@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -14,8 +15,10 @@ from playground.scheduling.service import SchedulerService
 
 @pytest.fixture
 def clock():
-    """Starts at the wall-clock time: leases are compared with the database's timestamps."""
-    return FakeClock(time.time())
+    """Starts at the wall-clock time (leases are compared with the database's timestamps), in
+    the middle of its second: backoff ends are aligned to whole seconds, and a test starting
+    in a second's last 50 ms would otherwise see a backoff of 0.0 s left."""
+    return FakeClock(math.floor(time.time()) + 0.5)
 
 
 @pytest.fixture
