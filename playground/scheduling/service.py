@@ -114,6 +114,7 @@ class SchedulerService:
         cycles_per_tick: int = CYCLES_PER_TICK,
         status_interval: float = STATUS_INTERVAL,
         binding_batch: int = BINDING_BATCH,
+        background_writes: bool = True,
     ) -> None:
         self.workspace_id = workspace_id
         self.holder = holder
@@ -133,7 +134,7 @@ class SchedulerService:
         self.bindings: dict[str, _Binding] = {}
         self._unsent: list[BindingRequest] = []
         """Binding requests of this tick not sent yet (see ``_send_bindings``)."""
-        self.recorder = AttemptRecorder(workspace_id)
+        self.recorder = AttemptRecorder(workspace_id, background=background_writes)
         self.executor = ServiceThreadExecutor()
         self.cycles = 0
         """Scheduling cycles run since the service started."""
@@ -165,6 +166,7 @@ class SchedulerService:
     def stop(self, release: bool = True) -> None:
         """Ends the service; ``release`` gives the lease up so a successor starts at once."""
         self._replace_scheduler()
+        self.recorder.close()
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
             self._announce("stopped")

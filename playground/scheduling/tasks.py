@@ -79,6 +79,7 @@ def run_scheduler_service(self: Any, workspace_id: int) -> str:
     except Workspace.DoesNotExist:
         return "the workspace is gone"
     finally:
+        service.recorder.close()
         connections.close_all()  # this thread may not run another service for a long time
 
 

@@ -53,12 +53,16 @@ def binding_tasks():
 
 @pytest.fixture
 def make_service(workspace, clock, sent, binding_tasks):
-    """``make_service(holder="a", **options)``: a service of the workspace, not started."""
+    """``make_service(holder="a", **options)``: a service of the workspace, not started.
+
+    Attempts are written during the tick (not by a writer thread), so a test reads them as
+    soon as the tick returns; test_attempt_writer.py covers the writer thread."""
 
     def make(holder: str = "worker-a", **options) -> SchedulerService:
         options.setdefault("clock", clock)
         options.setdefault("dispatch", binding_tasks)
         options.setdefault("status_interval", 0.0)
+        options.setdefault("background_writes", False)
         return SchedulerService(workspace.pk, holder, **options)
 
     return make
