@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -316,18 +317,22 @@ class SchedulerService:
         )
         bindings = [c for c in pending if c.kind == BINDING_FINISHED]
         others = [c for c in pending if c.kind != BINDING_FINISHED]
-        done: list[SchedulerCommand] = []
+        # The commands executed, by outcome: most binding outcomes read "bound", so a few
+        # plain updates mark them all done.
+        done: dict[str, list[int]] = defaultdict(list)
+        outcomes = executed = 0
         self._apply_waits = False
         for command in [*bindings, *others]:
             if command.kind == SchedulerCommand.APPLY_CONFIGURATION and self.bindings:
                 self._apply_waits = True
                 break
-            command.outcome = self._execute(command.kind, command.payload or {})
-            command.done_at = self._now()
-            done.append(command)
-        SchedulerCommand.objects.bulk_update(done, ["done_at", "outcome"], batch_size=500)
-        outcomes = sum(1 for command in done if command.kind == BINDING_FINISHED)
-        return outcomes, len(done) - outcomes
+            done[self._execute(command.kind, command.payload or {})].append(command.pk)
+            outcomes += command.kind == BINDING_FINISHED
+            executed += 1
+        now = self._now()
+        for outcome, ids in done.items():
+            SchedulerCommand.objects.filter(pk__in=ids).update(done_at=now, outcome=outcome)
+        return outcomes, executed - outcomes
 
     def _execute(self, kind: str, payload: dict[str, Any]) -> str:
         handler = {
