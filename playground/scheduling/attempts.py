@@ -150,8 +150,7 @@ class AttemptRecorder:
             row.save()
         AttemptTrace.objects.filter(attempt__in=changed).delete()
         AttemptTrace.objects.bulk_create(AttemptTrace.pack(row, events) for row, events in batch)
-        for row, events in batch:
-            self._broadcast(row, events)
+        self._broadcast(batch)
 
     def _remember_failure(self, attempt: EngineAttempt, events: list[dict[str, Any]]) -> None:
         if attempt.result in ("Scheduled", WAITING):
@@ -162,10 +161,13 @@ class AttemptRecorder:
         )
         self.last_failure[attempt.uid] = (attempt.message, plugins)
 
-    def _broadcast(self, row: SchedulingAttempt, events: list[dict[str, Any]]) -> None:
-        broadcast.send_attempt(self.workspace_id, summary(row))
-        points = [e for e in events if e.get("kind") == EXTENSION_POINT]
-        broadcast.send_trace(self.workspace_id, row.pod_uid, row.pod_key, row.pk, points)
+    def _broadcast(self, batch: Batch) -> None:
+        """One message for the workspace's pages, one per attempt for its pod's page."""
+        summaries = [summary(row) for row, _ in batch]
+        broadcast.send_attempts(self.workspace_id, summaries)
+        for attempt, (_, events) in zip(summaries, batch, strict=True):
+            points = [e for e in events if e.get("kind") == EXTENSION_POINT]
+            broadcast.send_trace(self.workspace_id, attempt, points)
 
 
 def summary(row: SchedulingAttempt) -> dict[str, Any]:

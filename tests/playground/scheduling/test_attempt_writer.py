@@ -45,7 +45,7 @@ def test_attempts_are_stored_and_then_broadcast_with_their_ids(workspace, sent):
 
     rows = {row.pod_key: row.pk for row in SchedulingAttempt.objects.all()}
     assert set(rows) == {"default/web", "default/api"}
-    broadcasts = [m["attempt"] for _, m in sent if m["type"] == broadcast.ATTEMPT_RECORDED]
+    [broadcasts] = [m["attempts"] for _, m in sent if m["type"] == broadcast.ATTEMPTS_RECORDED]
     assert {(a["pod"], a["id"]) for a in broadcasts} == set(rows.items())
 
 

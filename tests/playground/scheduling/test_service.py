@@ -571,11 +571,16 @@ def test_node_usage_and_attempts_are_broadcast(
             "pods": {"requested": 1, "allocatable": 110},
         }
     ]
-    attempts = [(g, m["attempt"]["result"]) for g, m in sent if m["type"] == "attempt.recorded"]
-    group = f"workspace-{workspace.pk}"
-    assert attempts == [(group, "Scheduled"), (f"pod-{workspace.pk}-uid-web", "Scheduled")]
-    traces = [m for g, m in sent if m["type"] == "pod.trace"]
-    assert traces[-1]["events"][-1]["point"] == "postBind"
+    recorded = [(g, m["attempts"]) for g, m in sent if m["type"] == "attempts.recorded"]
+    [(group, [attempt])] = recorded
+    assert (group, attempt["pod"], attempt["result"]) == (
+        f"workspace-{workspace.pk}",
+        "default/web",
+        "Scheduled",
+    )
+    [(group, trace)] = [(g, m) for g, m in sent if m["type"] == "pod.trace"]
+    assert (group, trace["attempt"]) == (f"pod-{workspace.pk}-uid-web", attempt)
+    assert trace["events"][-1]["point"] == "postBind"
 
 
 def test_the_pods_that_reach_bind_leave_in_batches_of_at_most_binding_batch(
