@@ -9,7 +9,8 @@ advances in ticks (``tick()``), each of which:
 3. executes SchedulerCommands: pause, resume, apply-configuration, allow / reject a pod
    waiting at Permit, and binding-finished (a binding task's outcome);
 4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles;
-5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``).
+5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``,
+   and at once after a command or when a tick finds nothing left to do after a busy one).
 
 Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
 PreBind; Bind and PostBind go to ``run_binding_cycles`` tasks (see ``binding``), one task for
@@ -257,9 +258,10 @@ class SchedulerService:
         if not self.paused and not self._apply_waits:
             cycles = self._run_cycles()
         self._send_bindings()
-        self.busy = bool(changes or outcomes or commands or cycles)
+        was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
         self.recorder.flush()
-        self._publish(force=bool(commands))  # what a person asked for shows at once
+        # What a person asked for shows at once, and so does the state a burst of work ends in.
+        self._publish(force=bool(commands) or (was_busy and not self.busy))
         return True
 
     def run(self, stop: threading.Event, poll_seconds: float = 0.1) -> str:

@@ -674,3 +674,27 @@ def test_a_batch_mixing_two_lease_generations_binds_only_under_the_current_one(
         (second.generation, None),
     ]
     assert cluster.get("Pod", "web", "default").spec.node_name == "n1"
+
+
+def test_the_status_is_published_at_once_when_the_work_settles(
+    make_service, workspace, cluster, sent, binding_tasks
+):
+    cluster.add(node_manifest("n1"))
+    service = make_service(status_interval=60.0)
+    service.start()
+    cluster.add(pod_manifest("web"))
+    service.tick()  # schedules web and sends its binding
+    binding_tasks.run_all()
+    service.tick()  # the outcome arrives: still busy
+    before = len(statuses(sent))
+
+    service.tick()  # nothing left to do
+
+    assert len(statuses(sent)) == before + 1
+    assert statuses(sent)[-1]["queue"]["binding"] == []
+    service.tick()  # idle again: nothing new to tell
+    assert len(statuses(sent)) == before + 1
+
+
+def statuses(sent):
+    return [m["status"] for _, m in sent if m["type"] == "queue.status"]
