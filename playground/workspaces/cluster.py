@@ -300,7 +300,7 @@ class DatabaseCluster:
     @contextmanager
     def binding_batch(self, pods: Iterable[tuple[str, str]]) -> Iterator[dict[PodKey, Pod]]:
         """A transaction for many binds: ``bind`` and ``record_event`` calls inside it are
-        written together when the block ends, in a few statements for any number of pods.
+        written together when the block ends (one insert for all their changes).
 
         Yields the stored pods named by ``pods`` ((namespace, name); read in one query). The
         workspace's lock is held throughout, so each bind is checked against what is stored,
@@ -485,9 +485,9 @@ class DatabaseCluster:
         return stored
 
     def _replace_many(self, replacements: list[tuple[ClusterObject, KubeObject]]) -> None:
-        """``_replace`` for many objects: one insert for their changes, one update for their
-        rows."""
-        now = timezone.now()
+        """``_replace`` for many objects: one insert for their changes, then an update per row
+        (Django's bulk_update builds a CASE per row and column through the ORM, which cost a
+        binding task more than these statements)."""
         changes, manifests = [], []
         for row, obj in replacements:
             manifest = manifest_of(obj)
@@ -497,11 +497,11 @@ class DatabaseCluster:
         changes = ObjectChange.objects.bulk_create(changes)
         for (row, _), manifest, change in zip(replacements, manifests, changes, strict=True):
             _stamp(manifest, change.id)
-            row.manifest, row.resource_version, row.updated = manifest, change.id, now
+            row.manifest, row.resource_version = manifest, change.id
             row.node_name, row.scheduler_name, row.priority, row.phase = _columns(
                 self._parse_row(row)
             )
-        ClusterObject.objects.bulk_update([row for row, _ in replacements], _REPLACED_FIELDS)
+            row.save(update_fields=_REPLACED_FIELDS)
 
     def _append_change(
         self,
@@ -606,7 +606,7 @@ class _BindingBatch:
         self.bound[key] = _bound(stored, uid, node_name)
 
     def write(self) -> None:
-        """Writes the binds and events so far: a few statements for any number of them."""
+        """Writes the binds and events made so far in the batch."""
         bound, self.bound = self.bound, {}
         if bound:
             self.cluster._replace_many([(self.rows[key], obj) for key, obj in bound.items()])
