@@ -2,6 +2,9 @@
 
 Every (workload, tracing) pair runs in a fresh interpreter so that each peak RSS is its own.
 ``one`` is that child's command: it runs a single pair and prints its figures as JSON.
+
+``python -m benchmarks playground [--nodes 500] [--pods 1000] [--runs 1]`` runs the playground
+end to end in production mode (``benchmarks/playground_e2e.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from benchmarks import playground_e2e
 from benchmarks.harness import Result, run_workload
 from benchmarks.workloads import WORKLOADS
 
@@ -21,6 +25,8 @@ QUICK_DIVISOR = 10
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "playground":
+        return _playground(args)
     if args.command == "one":
         result = run_workload(
             WORKLOADS[args.workload],
@@ -57,7 +63,31 @@ def _parser() -> argparse.ArgumentParser:
     one.add_argument("--init-pods", type=int)
     one.add_argument("--pods", type=int)
     one.add_argument("--tracing", choices=("off", "on"), default="off")
+    e2e = commands.add_parser(
+        "playground", help="the playground end to end in production mode (PostgreSQL, Redis)"
+    )
+    e2e.add_argument("--nodes", type=int, default=playground_e2e.DEFAULT_NODES)
+    e2e.add_argument("--pods", type=int, default=playground_e2e.DEFAULT_PODS)
+    e2e.add_argument("--runs", type=int, default=1, help="runs, each on a fresh database")
+    e2e.add_argument("--timeout", type=float, default=600.0, help="seconds per run at most")
     return parser
+
+
+def _playground(args: argparse.Namespace) -> int:
+    rates = []
+    for number in range(1, args.runs + 1):
+        try:
+            result = playground_e2e.run(
+                args.nodes, args.pods, args.timeout, say=lambda what: print(f"... {what}")
+            )
+        except playground_e2e.NotProductionMode as err:
+            print(err, file=sys.stderr)
+            return 2
+        print(f"run {number} of {args.runs}: " + result.report(), flush=True)
+        rates.append(result.pods_per_second)
+    if len(rates) > 1:
+        print("pods/s of the runs: " + ", ".join(f"{rate:.1f}" for rate in rates))
+    return 0
 
 
 def _sizes(name: str, args: argparse.Namespace) -> tuple[int, int]:

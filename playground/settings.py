@@ -146,7 +146,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "playground.scheduling.tasks.run_scheduler_service": {"queue": "scheduler"},
-    "playground.scheduling.tasks.run_binding_cycle": {"queue": "binding"},
+    "playground.scheduling.tasks.run_binding_cycles": {"queue": "binding"},
 }
 EMBEDDED_WORKER = envbool("EMBEDDED_WORKER", "False" if REDIS_URL else "True")
 

@@ -569,7 +569,7 @@ class ScheduleOne:
         Runs both at once. A scheduler whose binding happens elsewhere (the playground sends it
         to a binding task) overrides this and calls ``done`` when the outcome comes back.
         """
-        status = self._bind(framework, state, pod, host)
+        status = self.bind(framework, state, pod, host)
         if status is None or status.is_success():
             framework.run_post_bind_plugins(state, pod, host)
             status = None
@@ -580,7 +580,9 @@ class ScheduleOne:
         if pods_to_activate.pods:
             self.queue.activate(pods_to_activate.pods)
 
-    def _bind(self, framework: Framework, state: CycleState, pod: Pod, host: str) -> Status | None:
+    def bind(self, framework: Framework, state: CycleState, pod: Pod, host: str) -> Status | None:
+        """Upstream's ``sched.bind``: a binder extender if one is interested, else the Bind
+        plugins; a Scheduled event when it worked. PostBind is the caller's (``bind_pod``)."""
         status = self._extenders_binding(pod, host)
         if status is _NOT_BOUND_BY_EXTENDER:
             status = framework.run_bind_plugins(state, pod, host)

@@ -79,7 +79,11 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
         parts.append(_render_service_state(message["state"], message.get("holder", "")))
     status = latest.get(broadcast.QUEUE_STATUS)
     board = _published_board(status["status"]) if status else None
-    if board is None and broadcast.ATTEMPT_RECORDED in latest and view.name in ("pods", "overview"):
+    if (
+        board is None
+        and broadcast.ATTEMPTS_RECORDED in latest
+        and view.name in ("pods", "overview")
+    ):
         board = board_of(workspace)  # a pod was bound or failed: its row changes
     if board is not None and view.name in BOARD_VIEWS:
         parts.append(_board_view(workspace, view, board))
@@ -161,9 +165,8 @@ def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -
     latest = {message["type"]: message for message in messages}
     parts = []
     trace = latest.get(broadcast.POD_TRACE)
-    if trace is not None:
+    if trace is not None:  # a new attempt was stored: its trace, and the attempts table
         parts.append(_pod_trace(workspace, trace))
-    if broadcast.ATTEMPT_RECORDED in latest:
         parts.append(_pod_attempts(workspace, uid))
     return "".join(parts)
 

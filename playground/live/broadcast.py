@@ -10,10 +10,13 @@ never from raw input. Each message's ``type`` names the consumer handler that re
   ``waitingPods``, ``queueSizes``, ``paused``.
 - ``node.usage`` (workspace group): ``nodes``, ``[{name, cpu, memory, pods}]`` with each
   resource as ``{requested, allocatable}`` (milli-CPU, bytes, pod count).
-- ``attempt.recorded`` (workspace and pod groups): ``attempt``, ``{id, pod, uid, profile,
-  cycle, result, node, message, evaluatedNodes, feasibleNodes, nominatedNode}``.
-- ``pod.trace`` (pod group): ``pod``, ``uid``, ``attemptId`` and ``events``, the extension
-  points' trace events of the attempt so far, in order (docs/trace.md).
+- ``attempts.recorded`` (workspace group): ``attempts``, the attempts stored together (those of
+  one tick of the service), each ``{id, pod, uid, profile, cycle, result, node, message,
+  evaluatedNodes, feasibleNodes, nominatedNode}``. One message per batch rather than one per
+  attempt: pages only re-render on it, and a burst of pods sent hundreds a second.
+- ``pod.trace`` (pod group): ``pod``, ``uid``, ``attemptId``, ``attempt`` (as above) and
+  ``events``, the extension points' trace events of the attempt, in order (docs/trace.md);
+  sent once the attempt is stored.
 - ``service.state`` (workspace group): ``state`` (``running``, ``paused``, ``stopped``),
   ``holder``, ``generation``.
 
@@ -35,7 +38,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 QUEUE_STATUS = "queue.status"
 NODE_USAGE = "node.usage"
-ATTEMPT_RECORDED = "attempt.recorded"
+ATTEMPTS_RECORDED = "attempts.recorded"
 POD_TRACE = "pod.trace"
 SERVICE_STATE = "service.state"
 
@@ -65,17 +68,21 @@ def send_node_usage(workspace_id: int, nodes: list[dict[str, Any]]) -> None:
     send(workspace_group(workspace_id), {"type": NODE_USAGE, "nodes": nodes})
 
 
-def send_attempt(workspace_id: int, attempt: dict[str, Any]) -> None:
-    message = {"type": ATTEMPT_RECORDED, "attempt": attempt}
-    send(workspace_group(workspace_id), message)
+def send_attempts(workspace_id: int, attempts: list[dict[str, Any]]) -> None:
+    send(workspace_group(workspace_id), {"type": ATTEMPTS_RECORDED, "attempts": attempts})
+
+
+def send_trace(workspace_id: int, attempt: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """An attempt's extension points, to the page of its pod."""
+    message = {
+        "type": POD_TRACE,
+        "pod": attempt["pod"],
+        "uid": attempt["uid"],
+        "attemptId": attempt["id"],
+        "attempt": attempt,
+        "events": events,
+    }
     send(pod_group(workspace_id, attempt["uid"]), message)
-
-
-def send_trace(
-    workspace_id: int, uid: str, pod: str, attempt_id: int | None, events: list[dict[str, Any]]
-) -> None:
-    message = {"type": POD_TRACE, "pod": pod, "uid": uid, "attemptId": attempt_id}
-    send(pod_group(workspace_id, uid), {**message, "events": events})
 
 
 def send_service_state(workspace_id: int, state: str, holder: str, generation: int) -> None:

@@ -122,7 +122,7 @@ class WorkspaceConsumer(LiveConsumer):
     def update(self, messages: list[dict[str, Any]]) -> str:
         return live.workspace_update(self.workspace, self.view, messages)
 
-    queue_status = node_usage = attempt_recorded = service_state = LiveConsumer.coalesce
+    queue_status = node_usage = attempts_recorded = service_state = LiveConsumer.coalesce
 
 
 class PodConsumer(LiveConsumer):
@@ -147,4 +147,4 @@ class PodConsumer(LiveConsumer):
     def update(self, messages: list[dict[str, Any]]) -> str:
         return live.pod_update(self.workspace, self.uid, messages)
 
-    pod_trace = attempt_recorded = LiveConsumer.coalesce
+    pod_trace = LiveConsumer.coalesce

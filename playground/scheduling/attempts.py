@@ -5,24 +5,41 @@ is reported) and its ``on_attempt`` callback. A pod that waits at Permit is repo
 the engine, once as ``Waiting`` and once with the outcome of its binding cycle; both land in
 the same SchedulingAttempt row, whose trace then holds the whole attempt. Bind and PostBind
 run in a binding task, which sends their events back with its outcome (``add_events``).
+
+Writing can happen on a thread of its own (``background=True``, as the service runs): packing
+the traces and waiting for the database then overlap the next scheduling cycles instead of
+holding them up. Batches are written in the order they were flushed, so an attempt's row is
+inserted before the update that completes it; an attempt is broadcast once it is stored.
 """
 
 from __future__ import annotations
 
+import logging
+import queue
+import threading
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import close_old_connections, connections
 
 from framework.scheduler.schedule_one import SchedulingAttempt as EngineAttempt
 from framework.trace import EXTENSION_POINT, TraceEvent
 from playground.live import broadcast
 from playground.workspaces.models import AttemptTrace, SchedulingAttempt
 
+logger = logging.getLogger(__name__)
+
 WAITING = "Waiting"
 MAX_PENDING_EVENTS = 50_000
 """Events kept per pod between attempts (a gated pod collects PreEnqueue events forever)."""
+WRITES_QUEUED = 20
+"""Batches at most waiting for the background writer; flushing waits beyond that."""
 
 Event = TraceEvent | dict[str, Any]
+Batch = list[tuple[SchedulingAttempt, list[dict[str, Any]]]]
+"""Attempt rows to write, each with its trace events."""
 
 
 @dataclass(slots=True)
@@ -38,11 +55,13 @@ class AttemptRecorder:
     """Observer and attempt sink of one scheduler service.
 
     Attempts are written in batches (``flush()``, once per tick of the service): two
-    statements for any number of attempts, rather than two per attempt.
+    statements for any number of attempts, rather than two per attempt; with ``background``,
+    by a writer thread (``close()`` writes what is left and ends it).
     """
 
-    def __init__(self, workspace_id: int) -> None:
+    def __init__(self, workspace_id: int, background: bool = False) -> None:
         self.workspace_id = workspace_id
+        self._writer = _Writer(self._write) if background else None
         self._pending: dict[str, list[Event]] = defaultdict(list)
         self._open: dict[str, _Attempt] = {}
         """Attempts of pods waiting at Permit, by uid, to complete when their cycle ends."""
@@ -100,21 +119,38 @@ class AttemptRecorder:
         self._remember_failure(attempt, events)
 
     def flush(self) -> int:
-        """Writes the attempts recorded since the last flush, then broadcasts them."""
-        records = list(self._unsaved.values())
+        """Writes the attempts recorded since the last flush, then broadcasts them (in the
+        background writer, if there is one); returns how many there were."""
+        batch = [(r.row, r.events) for r in self._unsaved.values()]
         self._unsaved.clear()
-        if not records:
-            return 0
-        new = [r.row for r in records if r.row.pk is None]
-        changed = [r.row for r in records if r.row.pk is not None]
+        if batch and self._writer is not None:
+            self._writer.put(batch)
+        elif batch:
+            self._write(batch)
+        return len(batch)
+
+    def wait_written(self) -> None:
+        """Returns once every batch flushed so far is written."""
+        if self._writer is not None:
+            self._writer.join()
+
+    def close(self) -> None:
+        """Writes what was flushed and ends the background writer (no-op without one)."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.stop()
+
+    def _write(self, batch: Batch) -> None:
+        """Inserts new rows, updates those written before (a pod that waited at Permit), and
+        replaces their traces. Which is which is decided here, in writing order."""
+        new = [row for row, _ in batch if row.pk is None]
+        changed = [row for row, _ in batch if row.pk is not None]
         SchedulingAttempt.objects.bulk_create(new)
         for row in changed:
             row.save()
         AttemptTrace.objects.filter(attempt__in=changed).delete()
-        AttemptTrace.objects.bulk_create(AttemptTrace.pack(r.row, r.events) for r in records)
-        for record in records:
-            self._broadcast(record.row, record.events)
-        return len(records)
+        AttemptTrace.objects.bulk_create(AttemptTrace.pack(row, events) for row, events in batch)
+        self._broadcast(batch)
 
     def _remember_failure(self, attempt: EngineAttempt, events: list[dict[str, Any]]) -> None:
         if attempt.result in ("Scheduled", WAITING):
@@ -125,10 +161,13 @@ class AttemptRecorder:
         )
         self.last_failure[attempt.uid] = (attempt.message, plugins)
 
-    def _broadcast(self, row: SchedulingAttempt, events: list[dict[str, Any]]) -> None:
-        broadcast.send_attempt(self.workspace_id, summary(row))
-        points = [e for e in events if e.get("kind") == EXTENSION_POINT]
-        broadcast.send_trace(self.workspace_id, row.pod_uid, row.pod_key, row.pk, points)
+    def _broadcast(self, batch: Batch) -> None:
+        """One message for the workspace's pages, one per attempt for its pod's page."""
+        summaries = [summary(row) for row, _ in batch]
+        broadcast.send_attempts(self.workspace_id, summaries)
+        for attempt, (_, events) in zip(summaries, batch, strict=True):
+            points = [e for e in events if e.get("kind") == EXTENSION_POINT]
+            broadcast.send_trace(self.workspace_id, attempt, points)
 
 
 def summary(row: SchedulingAttempt) -> dict[str, Any]:
@@ -161,3 +200,37 @@ def _fill(row: SchedulingAttempt, attempt: EngineAttempt, victims: list[str]) ->
     row.nominated_node = attempt.nominated_node or ""
     row.final_scores = dict(attempt.final_scores)
     row.victims = list(victims)
+
+
+class _Writer:
+    """A thread that writes batches in the order they are put, with its own connection."""
+
+    def __init__(self, write: Callable[[Batch], None]) -> None:
+        self._write = write
+        self._queue: queue.Queue[Batch | None] = queue.Queue(maxsize=WRITES_QUEUED)
+        self._thread = threading.Thread(target=self._run, name="attempt-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, batch: Batch) -> None:
+        self._queue.put(batch)
+
+    def join(self) -> None:
+        self._queue.join()
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while (batch := self._queue.get()) is not None:
+                try:
+                    self._write(batch)
+                except Exception:  # the attempts are lost, the scheduler is not
+                    logger.exception("writing %d attempts failed", len(batch))
+                    close_old_connections()
+                finally:
+                    self._queue.task_done()
+            self._queue.task_done()
+        finally:
+            connections.close_all()  # this thread's own

@@ -1,25 +1,30 @@
 """Binding cycles outside the scheduler service: Bind and PostBind in a Celery task.
 
 The service runs a pod's binding cycle up to PreBind (whose plugins hold state from Reserve),
-then sends a ``BindingRequest`` (JSON only) to a ``run_binding_cycle`` task. The task runs the
-profile's Bind plugins (DefaultBinder binds through DatabaseCluster) and PostBind, fenced by
-the lease generation the request was sent under, and reports the outcome as a SchedulerCommand
-``binding-finished``, which the service turns into the end of the binding cycle: nothing more
-on success, Unreserve + Forget + requeue on failure (upstream handleBindingCycleError).
+then sends a ``BindingRequest`` (JSON only) to a ``run_binding_cycles`` task, together with
+the other pods that reached Bind in the same stretch of its work. The task runs each pod's
+Bind plugins (DefaultBinder binds through DatabaseCluster) in one transaction, fenced by the
+lease generation the requests were sent under, then PostBind, and reports each pod's outcome
+as a SchedulerCommand ``binding-finished``, which the service turns into the end of that
+pod's binding cycle: nothing more on success, Unreserve + Forget + requeue on failure
+(upstream handleBindingCycleError).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
+from framework.api.pod import Pod
 from framework.config import default_configuration, load_config, set_defaults, validate
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
+from framework.runtime.framework import Framework
 from framework.scheduler.scheduler import Scheduler
 from framework.trace import Recorder
 from playground.scheduling import lease
@@ -50,6 +55,10 @@ class BindingRequest:
     revision: int | None = None
     """The configuration revision the service runs (None: the default configuration)."""
 
+    @property
+    def pod_key(self) -> tuple[str, str]:
+        return self.namespace, self.name
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -75,48 +84,109 @@ def status_from_json(data: dict[str, Any] | None) -> Status | None:
 # The task's side
 
 
-def run_binding(request: BindingRequest) -> SchedulerCommand:
-    """Binds the pod unless the lease changed hands; records and returns the outcome command.
+def run_bindings(requests: Sequence[BindingRequest]) -> list[SchedulerCommand]:
+    """Binds a batch of pods; records and returns one outcome command per pod, in order.
 
-    The lease check and the bind share one transaction that holds the lease row, so a
-    successor that took over meanwhile (and rebuilt from the database, where the pod is still
-    pending) never sees this binding land behind its back.
+    The pods of one lease generation are bound in one transaction that first checks the
+    generation and holds the lease row to the end, so a successor that took over meanwhile
+    (and rebuilt from the database, where the pods are still pending) never sees a binding
+    land behind its back. Each pod's Bind is checked and answered on its own, as the API
+    server answers each Binding; PostBind runs once the binds are committed.
     """
-    recorder = Recorder()
-    with transaction.atomic():
-        if lease.holds(request.workspace_id, request.generation):
-            status = _bind(request, recorder)
-        else:
-            status = Status(Code.ERROR, LOST_LEASE)
+    outcomes: list[SchedulerCommand] = []
+    for group in _by_lease(requests):
+        outcomes.extend(_run_group(group))
+    return SchedulerCommand.objects.bulk_create(outcomes)
+
+
+def _by_lease(requests: Sequence[BindingRequest]) -> list[list[BindingRequest]]:
+    """The requests grouped by (workspace, generation, revision), in their order."""
+    groups: dict[tuple[int, int, int | None], list[BindingRequest]] = {}
+    for request in requests:
+        key = (request.workspace_id, request.generation, request.revision)
+        groups.setdefault(key, []).append(request)
+    return list(groups.values())
+
+
+@dataclass(slots=True)
+class _Cycle:
+    """One pod's Bind and PostBind: what they ran with and what they reported."""
+
+    request: BindingRequest
+    recorder: Recorder = field(default_factory=Recorder)
+    state: CycleState = field(default_factory=CycleState)
+    framework: Framework | None = None
+    pod: Pod | None = None
+    status: Status | None = None
+
+
+def _run_group(requests: list[BindingRequest]) -> list[SchedulerCommand]:
+    cycles = [_Cycle(request) for request in requests]
+    first = requests[0]
+    binder = _binder(first.workspace_id, first.revision)
+    try:
+        with transaction.atomic():
+            if lease.holds(first.workspace_id, first.generation):
+                _bind_all(binder, cycles)
+            else:
+                for cycle in cycles:
+                    cycle.status = Status(Code.ERROR, LOST_LEASE)
+    except DatabaseError as err:  # nothing of the batch was written
+        for cycle in cycles:
+            cycle.status = Status(Code.ERROR, f"binding failed: {err}")
+    for cycle in cycles:
+        if cycle.status is None and cycle.framework is not None:
+            _post_bind(cycle)
+    return [_outcome(cycle) for cycle in cycles]
+
+
+def _bind_all(binder: Scheduler, cycles: list[_Cycle]) -> None:
+    with binder.cluster.binding_batch(c.request.pod_key for c in cycles) as pods:
+        for cycle in cycles:
+            cycle.status = _bind(binder, cycle, pods.get(cycle.request.pod_key))
+
+
+def _bind(binder: Scheduler, cycle: _Cycle, stored: Pod | None) -> Status | None:
+    request = cycle.request
+    framework = binder.profiles.get(request.profile)
+    if framework is None:
+        return Status.error(f'profile not found for scheduler name "{request.profile}"')
+    if stored is None:
+        return Status.error(f'pods "{request.name}" not found')
+    cycle.pod = stored.deep_copy()
+    cycle.pod.spec.node_name = request.node
+    framework.observer = cycle.recorder
+    try:
+        status = binder.bind(framework, cycle.state, cycle.pod, request.node)
+    finally:
+        framework.observer = None
+    if status is None or status.is_success():
+        cycle.framework = framework
+        return None
+    return status
+
+
+def _post_bind(cycle: _Cycle) -> None:
+    framework = cycle.framework
+    framework.observer = cycle.recorder
+    try:
+        framework.run_post_bind_plugins(cycle.state, cycle.pod, cycle.request.node)
+    finally:
+        framework.observer = None
+
+
+def _outcome(cycle: _Cycle) -> SchedulerCommand:
+    request = cycle.request
     payload = {
         "uid": request.uid,
         "node": request.node,
         "generation": request.generation,
-        "status": status_to_json(status),
-        "events": [event.to_dict() for event in recorder.events],
+        "status": status_to_json(cycle.status),
+        "events": [event.to_dict() for event in cycle.recorder.events],
     }
-    return SchedulerCommand.objects.create(
+    return SchedulerCommand(
         workspace_id=request.workspace_id, kind=BINDING_FINISHED, payload=payload
     )
-
-
-def _bind(request: BindingRequest, recorder: Recorder) -> Status | None:
-    binder = _binder(request.workspace_id, request.revision)
-    framework = binder.profiles.get(request.profile)
-    if framework is None:
-        return Status.error(f'profile not found for scheduler name "{request.profile}"')
-    pod = binder.cluster.get("Pod", request.name, request.namespace)
-    if pod is None:
-        return Status.error(f'pods "{request.name}" not found')
-    assumed = pod.deep_copy()
-    assumed.spec.node_name = request.node
-    outcome: list[Status | None] = []
-    framework.observer = recorder
-    try:
-        binder.bind_pod(framework, CycleState(), assumed, request.node, outcome.append)
-    finally:
-        framework.observer = None
-    return outcome[0]
 
 
 class _Binders(threading.local):

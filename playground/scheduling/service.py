@@ -9,11 +9,15 @@ advances in ticks (``tick()``), each of which:
 3. executes SchedulerCommands: pause, resume, apply-configuration, allow / reject a pod
    waiting at Permit, and binding-finished (a binding task's outcome);
 4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles;
-5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``).
+5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``,
+   and at once after a command or when a tick finds nothing left to do after a busy one).
 
 Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
-PreBind; Bind and PostBind go to ``run_binding_cycle`` tasks (see ``binding``). Time comes from
-the injected clock, so tests drive permit timeouts, backoff and lease expiry with a FakeClock.
+PreBind; Bind and PostBind go to ``run_binding_cycles`` tasks (see ``binding``), one task for
+the pods that reached Bind in a stretch of at most ``binding_batch`` scheduling cycles (and at
+the end of every tick), so a burst of pods costs a few tasks and transactions, not one each.
+Time comes from the injected clock, so tests drive permit timeouts, backoff and lease expiry
+with a FakeClock.
 
 Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to ``outcome``):
 
@@ -33,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -75,8 +80,11 @@ SIZES_INTERVAL = 2.0
 """Seconds between two samples of the queue sizes chart."""
 BINDING_TIMEOUT = 120.0
 """Seconds a binding task may take to report before its pod is requeued."""
+BINDING_BATCH = 25
+"""Pods at most per binding task."""
 
-Dispatch = Callable[[BindingRequest], None]
+Dispatch = Callable[[list[BindingRequest]], None]
+"""Sends a batch of binding requests to a binding task."""
 
 
 class ServiceStopped(Exception):
@@ -107,6 +115,8 @@ class SchedulerService:
         dispatch: Dispatch | None = None,
         cycles_per_tick: int = CYCLES_PER_TICK,
         status_interval: float = STATUS_INTERVAL,
+        binding_batch: int = BINDING_BATCH,
+        background_writes: bool = True,
     ) -> None:
         self.workspace_id = workspace_id
         self.holder = holder
@@ -116,6 +126,7 @@ class SchedulerService:
         self.dispatch = dispatch or _send_to_binding_task
         self.cycles_per_tick = cycles_per_tick
         self.status_interval = status_interval
+        self.binding_batch = binding_batch
         self.lease_seconds = float(settings.SCHEDULER_LEASE_SECONDS)
         self.generation: int | None = None
         self.scheduler: PlaygroundScheduler | None = None
@@ -123,7 +134,9 @@ class SchedulerService:
         self.revision: int | None = None
         self.paused = False
         self.bindings: dict[str, _Binding] = {}
-        self.recorder = AttemptRecorder(workspace_id)
+        self._unsent: list[BindingRequest] = []
+        """Binding requests of this tick not sent yet (see ``_send_bindings``)."""
+        self.recorder = AttemptRecorder(workspace_id, background=background_writes)
         self.executor = ServiceThreadExecutor()
         self.cycles = 0
         """Scheduling cycles run since the service started."""
@@ -155,6 +168,7 @@ class SchedulerService:
     def stop(self, release: bool = True) -> None:
         """Ends the service; ``release`` gives the lease up so a successor starts at once."""
         self._replace_scheduler()
+        self.recorder.close()
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
             self._announce("stopped")
@@ -224,6 +238,7 @@ class SchedulerService:
                 waiting.reject("", "the scheduler was rebuilt")
         self.recorder.abandon_open("the scheduler was rebuilt while the pod waited at Permit")
         self.bindings.clear()
+        self._unsent.clear()
 
     # ------------------------------------------------------------------------------------------
     # The loop
@@ -242,9 +257,11 @@ class SchedulerService:
         cycles = 0
         if not self.paused and not self._apply_waits:
             cycles = self._run_cycles()
-        self.busy = bool(changes or outcomes or commands or cycles)
+        self._send_bindings()
+        was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
         self.recorder.flush()
-        self._publish(force=bool(commands))  # what a person asked for shows at once
+        # What a person asked for shows at once, and so does the state a burst of work ends in.
+        self._publish(force=bool(commands) or (was_busy and not self.busy))
         return True
 
     def run(self, stop: threading.Event, poll_seconds: float = 0.1) -> str:
@@ -280,6 +297,8 @@ class SchedulerService:
             if not self.scheduler.schedule_one():
                 break
             cycles += 1
+            if len(self._unsent) >= self.binding_batch:
+                self._send_bindings()
         self.cycles += cycles
         return cycles
 
@@ -300,18 +319,22 @@ class SchedulerService:
         )
         bindings = [c for c in pending if c.kind == BINDING_FINISHED]
         others = [c for c in pending if c.kind != BINDING_FINISHED]
-        done: list[SchedulerCommand] = []
+        # The commands executed, by outcome: most binding outcomes read "bound", so a few
+        # plain updates mark them all done.
+        done: dict[str, list[int]] = defaultdict(list)
+        outcomes = executed = 0
         self._apply_waits = False
         for command in [*bindings, *others]:
             if command.kind == SchedulerCommand.APPLY_CONFIGURATION and self.bindings:
                 self._apply_waits = True
                 break
-            command.outcome = self._execute(command.kind, command.payload or {})
-            command.done_at = self._now()
-            done.append(command)
-        SchedulerCommand.objects.bulk_update(done, ["done_at", "outcome"], batch_size=500)
-        outcomes = sum(1 for command in done if command.kind == BINDING_FINISHED)
-        return outcomes, len(done) - outcomes
+            done[self._execute(command.kind, command.payload or {})].append(command.pk)
+            outcomes += command.kind == BINDING_FINISHED
+            executed += 1
+        now = self._now()
+        for outcome, ids in done.items():
+            SchedulerCommand.objects.filter(pk__in=ids).update(done_at=now, outcome=outcome)
+        return outcomes, executed - outcomes
 
     def _execute(self, kind: str, payload: dict[str, Any]) -> str:
         handler = {
@@ -389,22 +412,34 @@ class SchedulerService:
     def _dispatch_binding(
         self, framework: Framework, pod: Pod, host: str, done: Callable[[Status | None], None]
     ) -> None:
+        """Takes a pod's Bind over; its request leaves with the next batch."""
         self.bindings[pod.uid] = _Binding(pod, host, self.clock.now(), done)
-        request = BindingRequest(
-            workspace_id=self.workspace_id,
-            generation=self.generation or 0,
-            namespace=pod.namespace,
-            name=pod.name,
-            uid=pod.uid,
-            node=host,
-            profile=framework.profile_name(),
-            revision=self.revision,
+        self._unsent.append(
+            BindingRequest(
+                workspace_id=self.workspace_id,
+                generation=self.generation or 0,
+                namespace=pod.namespace,
+                name=pod.name,
+                uid=pod.uid,
+                node=host,
+                profile=framework.profile_name(),
+                revision=self.revision,
+            )
         )
+
+    def _send_bindings(self) -> None:
+        """Sends the requests not sent yet to one binding task (called between scheduling
+        cycles, never inside one)."""
+        batch, self._unsent = self._unsent, []
+        if not batch:
+            return
         try:
-            self.dispatch(request)
-        except Exception as err:  # the broker is down: the binding cycle fails at once
-            logger.exception("sending the binding of %s failed", pod.key)
-            self._finish_binding(pod.uid, Status(Code.ERROR, f"sending the binding failed: {err}"))
+            self.dispatch(batch)
+        except Exception as err:  # the broker is down: the binding cycles fail at once
+            logger.exception("sending the bindings of %d pods failed", len(batch))
+            for request in batch:
+                status = Status(Code.ERROR, f"sending the binding failed: {err}")
+                self._finish_binding(request.uid, status)
 
     def _binding_finished(self, payload: dict[str, Any]) -> str:
         if payload.get("generation") != self.generation or payload["uid"] not in self.bindings:
@@ -484,7 +519,7 @@ class SchedulerService:
         return datetime.fromtimestamp(self.clock.now(), tz=UTC)
 
 
-def _send_to_binding_task(request: BindingRequest) -> None:
-    from playground.scheduling.tasks import run_binding_cycle
+def _send_to_binding_task(batch: list[BindingRequest]) -> None:
+    from playground.scheduling.tasks import run_binding_cycles
 
-    run_binding_cycle.delay(request.to_json())
+    run_binding_cycles.delay([request.to_json() for request in batch])

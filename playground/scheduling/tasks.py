@@ -1,8 +1,8 @@
 """Celery tasks: a workspace's scheduler service, and its binding cycles.
 
 ``run_scheduler_service`` (queue ``scheduler``) runs one SchedulerService until its lease is
-lost, the workspace is deleted or the worker stops; ``run_binding_cycle`` (queue ``binding``)
-binds one pod. Both take JSON arguments only. ``ensure_scheduler_running`` starts a service
+lost, the workspace is deleted or the worker stops; ``run_binding_cycles`` (queue ``binding``)
+binds a batch of pods. Both take JSON arguments only. ``ensure_scheduler_running`` starts a service
 for a workspace that has none alive; views call it, and so does the watchdog.
 """
 
@@ -25,7 +25,7 @@ from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from playground.scheduling import lease, watchdog
-from playground.scheduling.binding import BindingRequest, run_binding
+from playground.scheduling.binding import BindingRequest, run_bindings
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.models import Workspace
 
@@ -79,15 +79,18 @@ def run_scheduler_service(self: Any, workspace_id: int) -> str:
     except Workspace.DoesNotExist:
         return "the workspace is gone"
     finally:
+        service.recorder.close()
         connections.close_all()  # this thread may not run another service for a long time
 
 
 @shared_task(ignore_result=True)
-def run_binding_cycle(request: dict[str, Any]) -> str:
-    """Bind and PostBind for one pod; the outcome goes back to the service as a command."""
+def run_binding_cycles(requests: list[dict[str, Any]]) -> str:
+    """Bind and PostBind for a batch of pods; each outcome goes back to the service as a
+    command."""
     try:
-        status = run_binding(BindingRequest.from_json(request)).payload["status"]
-        return "bound" if status is None else "; ".join(status["reasons"])
+        outcomes = run_bindings([BindingRequest.from_json(request) for request in requests])
+        bound = sum(1 for outcome in outcomes if outcome.payload["status"] is None)
+        return f"bound {bound} of {len(outcomes)}"
     finally:
         close_old_connections()
 

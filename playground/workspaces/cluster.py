@@ -16,7 +16,7 @@ are shared, so copy one before changing it, as with the engine's InMemoryCluster
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -72,6 +72,7 @@ class DatabaseCluster:
         self._watchers: list[WatchHandler] = []
         self._position: int | None = None
         self._dispatching = False
+        self._batch: _BindingBatch | None = None
 
     def __repr__(self) -> str:
         return f"<DatabaseCluster of workspace {self.workspace_id}>"
@@ -269,22 +270,51 @@ class DatabaseCluster:
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
         """Sets ``spec.nodeName`` as the API server's Binding subresource, with its checks, and
-        marks the pod PodScheduled=True as the API server does."""
+        marks the pod PodScheduled=True as the API server does. Inside ``binding_batch`` the
+        checks are made at once and the write waits for the end of the batch."""
+        if self._batch is not None:
+            self._batch.bind(namespace, name, uid, node_name)
+            return
         with self._write_lock():
             row = self._row("Pod", namespace, name)
             if row is None:
                 raise BindError(f'pods "{name}" not found')
-            pod = self._parse_row(row)
-            refusal = binding_refusal(pod, uid)
-            if refusal:
-                raise BindError(refusal)
-            bound = pod.deep_copy()
-            bound.spec.node_name = node_name
-            _set_condition(
-                bound.status.conditions,
-                PodCondition("PodScheduled", "True", last_transition_time=_now_in_seconds()),
-            )
-            self._replace(row, bound)
+            self._replace(row, _bound(self._parse_row(row), uid, node_name))
+        self._after_write()
+
+    def bind_many(self, bindings: Sequence[Binding]) -> list[str]:
+        """Binds several pods in one transaction; per binding, in order, why the API server
+        refused it ("" when it was bound). Each is checked as ``bind`` checks it, seeing the
+        bindings before it (a pod named twice is bound once)."""
+        refusals = []
+        with self.binding_batch((b.namespace, b.name) for b in bindings):
+            for binding in bindings:
+                try:
+                    self.bind(*binding)
+                except BindError as err:
+                    refusals.append(str(err))
+                else:
+                    refusals.append("")
+        return refusals
+
+    @contextmanager
+    def binding_batch(self, pods: Iterable[tuple[str, str]]) -> Iterator[dict[PodKey, Pod]]:
+        """A transaction for many binds: ``bind`` and ``record_event`` calls inside it are
+        written together when the block ends (one insert for all their changes).
+
+        Yields the stored pods named by ``pods`` ((namespace, name); read in one query). The
+        workspace's lock is held throughout, so each bind is checked against what is stored,
+        exactly as the API server checks it, and refused with its text (BindError) at once.
+        Other writes made inside the block go to the database at once, after the binds before
+        them. Nothing is written if the block raises.
+        """
+        with self._write_lock():
+            self._batch = _BindingBatch(self, self._pod_rows(list(pods)))
+            try:
+                yield {key: self._parse_row(row) for key, row in self._batch.rows.items()}
+                self._batch.write()
+            finally:
+                self._batch = None
         self._after_write()
 
     def update_pod_status(
@@ -310,7 +340,7 @@ class DatabaseCluster:
     def record_event(self, event: dict[str, Any]) -> None:
         """Stores a Kubernetes Event (Scheduled, FailedScheduling, Preempted...)."""
         regarding = event.get("regarding") or {}
-        KubeEvent.objects.create(
+        row = KubeEvent(
             workspace_id=self.workspace_id,
             regarding_kind=regarding.get("kind", ""),
             regarding_namespace=regarding.get("namespace", ""),
@@ -320,6 +350,10 @@ class DatabaseCluster:
             action=event.get("action", ""),
             note=event.get("note", ""),
         )
+        if self._batch is not None:
+            self._batch.events.append(row)
+        else:
+            row.save()
 
     # ------------------------------------------------------------------------------------------
     # Rows and parsing
@@ -333,6 +367,14 @@ class DatabaseCluster:
     def _row(self, kind: str, namespace: str, name: str) -> ClusterObject | None:
         rows = self._objects().filter(kind=kind, namespace=namespace, name=name).order_by()
         return next(iter(rows), None)
+
+    def _pod_rows(self, keys: list[PodKey]) -> dict[PodKey, ClusterObject]:
+        if not keys:
+            return {}
+        names = {name for _, name in keys}
+        rows = self._objects().filter(kind="Pod", name__in=names).order_by()
+        wanted = set(keys)
+        return {key: row for row in rows if (key := (row.namespace, row.name)) in wanted}
 
     def _rows_by_key(self, objects: list[KubeObject]) -> dict[tuple[str, str, str], ClusterObject]:
         rows = (
@@ -364,7 +406,16 @@ class DatabaseCluster:
 
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
-        """A transaction holding the workspace row's lock (see the module docstring)."""
+        """A transaction holding the workspace row's lock (see the module docstring).
+
+        Inside a binding batch the lock is held already; the binds made so far are written
+        first, so that this write comes after them in the change log, and the batch reads the
+        rows again afterwards (this write may change them)."""
+        if self._batch is not None:
+            self._batch.write()
+            yield
+            self._batch.rows.clear()
+            return
         with transaction.atomic():
             locked = Workspace.objects.select_for_update().filter(pk=self.workspace_id)
             if not list(locked.values_list("pk", flat=True)):
@@ -433,6 +484,25 @@ class DatabaseCluster:
         row.save(update_fields=_REPLACED_FIELDS)
         return stored
 
+    def _replace_many(self, replacements: list[tuple[ClusterObject, KubeObject]]) -> None:
+        """``_replace`` for many objects: one insert for their changes, then an update per row
+        (Django's bulk_update builds a CASE per row and column through the ORM, which cost a
+        binding task more than these statements)."""
+        changes, manifests = [], []
+        for row, obj in replacements:
+            manifest = manifest_of(obj)
+            _keep_identity(manifest, row, obj)
+            manifests.append(manifest)
+            changes.append(self._change(MODIFIED, row, old=row.manifest, new=manifest))
+        changes = ObjectChange.objects.bulk_create(changes)
+        for (row, _), manifest, change in zip(replacements, manifests, changes, strict=True):
+            _stamp(manifest, change.id)
+            row.manifest, row.resource_version = manifest, change.id
+            row.node_name, row.scheduler_name, row.priority, row.phase = _columns(
+                self._parse_row(row)
+            )
+            row.save(update_fields=_REPLACED_FIELDS)
+
     def _append_change(
         self,
         event_type: str,
@@ -440,7 +510,20 @@ class DatabaseCluster:
         old: dict[str, Any] | None,
         new: dict[str, Any] | None,
     ) -> ObjectChange:
-        change = ObjectChange.objects.create(
+        change = self._change(event_type, row, old, new)
+        change.save()
+        if new is not None:
+            _stamp(new, change.id)
+        return change
+
+    def _change(
+        self,
+        event_type: str,
+        row: ClusterObject,
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+    ) -> ObjectChange:
+        return ObjectChange(
             workspace_id=self.workspace_id,
             event_type=event_type,
             kind=row.kind,
@@ -449,9 +532,6 @@ class DatabaseCluster:
             old_manifest=old,
             new_manifest=new,
         )
-        if new is not None:
-            _stamp(new, change.id)
-        return change
 
     def _new_row(self, change: ObjectChange, manifest: dict[str, Any]) -> ClusterObject:
         row = ClusterObject(
@@ -486,6 +566,52 @@ _REPLACED_FIELDS = [
 class _Creation(NamedTuple):
     manifest: dict[str, Any]
     change: ObjectChange
+
+
+class Binding(NamedTuple):
+    """One pod to bind (the arguments of ``DatabaseCluster.bind``)."""
+
+    namespace: str
+    name: str
+    uid: str
+    node_name: str
+
+
+PodKey = tuple[str, str]
+"""(namespace, name) of a pod."""
+
+
+class _BindingBatch:
+    """The binds of an open ``binding_batch``: checked at once, written together.
+
+    ``rows`` are the pods' rows as the batch changes them (a bound pod's row holds its new
+    manifest), so later binds in the batch see the earlier ones.
+    """
+
+    def __init__(self, cluster: DatabaseCluster, rows: dict[PodKey, ClusterObject]) -> None:
+        self.cluster = cluster
+        self.rows = rows
+        self.bound: dict[PodKey, KubeObject] = {}
+        """Pods bound in the batch and not yet written, as they will be stored."""
+        self.events: list[KubeEvent] = []
+
+    def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
+        key = (namespace, name)
+        if key not in self.rows:
+            row = self.cluster._row("Pod", namespace, name)
+            if row is None:
+                raise BindError(f'pods "{name}" not found')
+            self.rows[key] = row
+        stored = self.bound.get(key) or self.cluster._parse_row(self.rows[key])
+        self.bound[key] = _bound(stored, uid, node_name)
+
+    def write(self) -> None:
+        """Writes the binds and events made so far in the batch."""
+        bound, self.bound = self.bound, {}
+        if bound:
+            self.cluster._replace_many([(self.rows[key], obj) for key, obj in bound.items()])
+        events, self.events = self.events, []
+        KubeEvent.objects.bulk_create(events)
 
 
 class _BatchPriorityClasses:
@@ -604,6 +730,21 @@ def _set_or_drop(data: dict[str, Any], key: str, value: Any) -> None:
 
 # ----------------------------------------------------------------------------------------------
 # Checks
+
+
+def _bound(pod: Pod, uid: str, node_name: str) -> Pod:
+    """The pod as a Binding leaves it (on node, PodScheduled=True); BindError with the API
+    server's text if it would refuse the binding."""
+    refusal = binding_refusal(pod, uid)
+    if refusal:
+        raise BindError(refusal)
+    bound = pod.deep_copy()
+    bound.spec.node_name = node_name
+    _set_condition(
+        bound.status.conditions,
+        PodCondition("PodScheduled", "True", last_transition_time=_now_in_seconds()),
+    )
+    return bound
 
 
 def binding_refusal(pod: Pod, uid: str) -> str:

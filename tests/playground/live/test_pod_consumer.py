@@ -84,7 +84,7 @@ def test_each_extension_point_is_shown_as_it_happens(owner, workspace):
     store(workspace, pod("web"))
 
     async def scenario(ws, connected, first):
-        broadcast.send_trace(workspace.pk, "uid-web", "default/web", 7, POINTS)
+        broadcast.send_trace(workspace.pk, attempt_of("web", 7), POINTS)
         return await ws.receive_from(timeout=5)
 
     html = session("/ws/w/lab/pods/uid-web/", owner, scenario)
@@ -99,7 +99,7 @@ def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspac
     store(workspace, pod("web", nodeName="n1"))
 
     async def scenario(ws, connected, first):
-        broadcast.send_attempt(workspace.pk, {"id": 1, "uid": "uid-web", "pod": "default/web"})
+        broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
         return await ws.receive_from(timeout=5)
 
     html = session("/ws/w/lab/pods/uid-web/", owner, scenario)
@@ -111,7 +111,7 @@ def test_another_pods_messages_do_not_arrive(owner, workspace):
     store(workspace, pod("web"))
 
     async def scenario(ws, connected, first):
-        broadcast.send_trace(workspace.pk, "uid-other", "default/other", 8, POINTS)
+        broadcast.send_trace(workspace.pk, attempt_of("other", 8), POINTS)
         return await ws.receive_nothing(timeout=0.3)
 
     assert session("/ws/w/lab/pods/uid-web/", owner, scenario)
@@ -129,3 +129,8 @@ def test_connecting_shows_the_latest_attempts_extension_points(owner, workspace)
     _, first = session("/ws/w/lab/pods/uid-web/", owner, first_message)
     assert f'href="/w/lab/attempts/{attempt.pk}/"' in first
     assert "<td>score</td>" in first and "<td>reserve</td>" not in first
+
+
+def attempt_of(name: str, attempt_id: int) -> dict:
+    """An attempt's summary as the service broadcasts it."""
+    return {"id": attempt_id, "uid": f"uid-{name}", "pod": f"default/{name}", "result": "Scheduled"}

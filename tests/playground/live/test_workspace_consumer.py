@@ -123,7 +123,7 @@ def test_a_recorded_attempt_refreshes_the_pods_table(owner, workspace):
 
     async def scenario(ws, connected, first):
         attempt = {"id": 1, "pod": "default/web", "uid": "uid-web", "result": "Scheduled"}
-        broadcast.send_attempt(workspace.pk, attempt)
+        broadcast.send_attempts(workspace.pk, [attempt])
         return await ws.receive_from(timeout=5)
 
     html = connect_and("/ws/w/lab/?view=pods&page=1", owner, scenario)

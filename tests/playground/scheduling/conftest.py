@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
 
 from framework.util.clock import FakeClock
 from playground.live import broadcast
-from playground.scheduling.binding import run_binding
+from playground.scheduling.binding import run_bindings
 from playground.scheduling.service import SchedulerService
 
 
 @pytest.fixture
 def clock():
-    """Starts at the wall-clock time: leases are compared with the database's timestamps.
-
-    On a whole second: backoffs end on one (as upstream's do), so the time left in a fresh
-    backoff would otherwise depend on when the test ran, and round to 0.0 near the next second.
-    """
-    return FakeClock(float(int(time.time())))
+    """Starts at the wall-clock time (leases are compared with the database's timestamps), in
+    the middle of its second: backoff ends are aligned to whole seconds, and a test starting
+    in a second's last 50 ms would otherwise see a backoff of 0.0 s left."""
+    return FakeClock(math.floor(time.time()) + 0.5)
 
 
 @pytest.fixture
@@ -31,17 +30,20 @@ def sent(monkeypatch):
 
 
 class BindingTasks:
-    """Stands in for the binding queue: keeps requests until a test runs them."""
+    """Stands in for the binding queue: keeps the requests of every batch sent until a test runs
+    them (``batches`` keeps how they were sent)."""
 
     def __init__(self) -> None:
         self.requests = []
+        self.batches = []
 
-    def __call__(self, request) -> None:
-        self.requests.append(request)
+    def __call__(self, batch) -> None:
+        self.requests.extend(batch)
+        self.batches.append(list(batch))
 
     def run_all(self) -> list:
         requests, self.requests = self.requests, []
-        return [run_binding(request) for request in requests]
+        return run_bindings(requests)
 
 
 @pytest.fixture
@@ -51,12 +53,16 @@ def binding_tasks():
 
 @pytest.fixture
 def make_service(workspace, clock, sent, binding_tasks):
-    """``make_service(holder="a", **options)``: a service of the workspace, not started."""
+    """``make_service(holder="a", **options)``: a service of the workspace, not started.
+
+    Attempts are written during the tick (not by a writer thread), so a test reads them as
+    soon as the tick returns; test_attempt_writer.py covers the writer thread."""
 
     def make(holder: str = "worker-a", **options) -> SchedulerService:
         options.setdefault("clock", clock)
         options.setdefault("dispatch", binding_tasks)
         options.setdefault("status_interval", 0.0)
+        options.setdefault("background_writes", False)
         return SchedulerService(workspace.pk, holder, **options)
 
     return make

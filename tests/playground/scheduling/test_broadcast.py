@@ -62,16 +62,33 @@ def test_a_message_wakes_a_consumer_waiting_in_its_own_event_loop(in_memory_laye
     assert received.result(timeout=5) == {"type": "queue.status", "status": {"paused": True}}
 
 
-def test_an_attempt_goes_to_the_workspace_and_to_the_pod(in_memory_layer):
-    attempt = {"id": 1, "uid": "u1", "pod": "default/web", "result": "Scheduled"}
+def test_attempts_stored_together_go_to_the_workspace_in_one_message(in_memory_layer):
+    attempts = [
+        {"id": 1, "uid": "u1", "pod": "default/web", "result": "Scheduled"},
+        {"id": 2, "uid": "u2", "pod": "default/api", "result": "Scheduled"},
+    ]
     to_workspace = consumer_of(in_memory_layer, "workspace-7")
+
+    broadcast.send_attempts(7, attempts)
+
+    assert to_workspace.result(timeout=5) == {"type": "attempts.recorded", "attempts": attempts}
+
+
+def test_an_attempts_extension_points_go_to_its_pod_with_the_attempt(in_memory_layer):
+    attempt = {"id": 1, "uid": "u1", "pod": "default/web", "result": "Scheduled"}
+    points = [{"kind": "extensionPoint", "point": "bind", "code": "Success"}]
     to_pod = consumer_of(in_memory_layer, "pod-7-u1")
 
-    broadcast.send_attempt(7, attempt)
+    broadcast.send_trace(7, attempt, points)
 
-    expected = {"type": "attempt.recorded", "attempt": attempt}
-    assert to_workspace.result(timeout=5) == expected
-    assert to_pod.result(timeout=5) == expected
+    assert to_pod.result(timeout=5) == {
+        "type": "pod.trace",
+        "pod": "default/web",
+        "uid": "u1",
+        "attemptId": 1,
+        "attempt": attempt,
+        "events": points,
+    }
 
 
 def test_sending_to_a_group_nobody_listens_to_is_harmless(in_memory_layer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from playground.scheduling.binding import BINDING_FINISHED
+from playground.scheduling.binding import BINDING_FINISHED, LOST_LEASE
 from playground.scheduling.service import BINDING_TIMEOUT
 from playground.workspaces.models import (
     SchedulerCommand,
@@ -578,8 +578,130 @@ def test_node_usage_and_attempts_are_broadcast(
             "pods": {"requested": 1, "allocatable": 110},
         }
     ]
-    attempts = [(g, m["attempt"]["result"]) for g, m in sent if m["type"] == "attempt.recorded"]
-    group = f"workspace-{workspace.pk}"
-    assert attempts == [(group, "Scheduled"), (f"pod-{workspace.pk}-uid-web", "Scheduled")]
-    traces = [m for g, m in sent if m["type"] == "pod.trace"]
-    assert traces[-1]["events"][-1]["point"] == "postBind"
+    recorded = [(g, m["attempts"]) for g, m in sent if m["type"] == "attempts.recorded"]
+    [(group, [attempt])] = recorded
+    assert (group, attempt["pod"], attempt["result"]) == (
+        f"workspace-{workspace.pk}",
+        "default/web",
+        "Scheduled",
+    )
+    [(group, trace)] = [(g, m) for g, m in sent if m["type"] == "pod.trace"]
+    assert (group, trace["attempt"]) == (f"pod-{workspace.pk}-uid-web", attempt)
+    assert trace["events"][-1]["point"] == "postBind"
+
+
+def test_the_pods_that_reach_bind_leave_in_batches_of_at_most_binding_batch(
+    make_service, cluster, binding_tasks
+):
+    cluster.add(node_manifest("n1"))
+    for index in range(5):
+        cluster.add(pod_manifest(f"p{index}"))
+    service = make_service(binding_batch=2)
+    service.start()
+
+    service.tick()
+
+    assert [len(batch) for batch in binding_tasks.batches] == [2, 2, 1]  # the rest: at the end
+    assert sorted(r.name for r in binding_tasks.requests) == [f"p{i}" for i in range(5)]
+    binding_tasks.run_all()
+    service.tick()
+    assert sorted(results()) == [(f"default/p{i}", "Scheduled", "n1") for i in range(5)]
+
+
+def test_each_pod_of_a_batch_gets_its_own_outcome(make_service, workspace, cluster, binding_tasks):
+    cluster.add(node_manifest("n1"))
+    cluster.add(node_manifest("n2"))
+    cluster.add(pod_manifest("web"))
+    cluster.add(pod_manifest("api"))
+    service = make_service()
+    service.start()
+    service.tick()
+    # Someone else binds "web" before the binding task runs.
+    cluster.bind("default", "web", "uid-web", "n2")
+
+    commands = binding_tasks.run_all()
+    settle(service, binding_tasks)
+
+    assert [c.payload["status"] is None for c in commands] == [False, True]
+    assert commands[0].payload["status"]["reasons"] == [
+        'running Bind plugin "DefaultBinder": pod web is already assigned to node "n2"'
+    ]
+    points = {
+        c.payload["uid"]: [e["point"] for e in c.payload["events"] if e["kind"] == "extensionPoint"]
+        for c in commands
+    }
+    assert points == {"uid-web": ["bind"], "uid-api": ["bind", "postBind"]}
+    api_node = next(r.node for r in binding_tasks.batches[0] if r.name == "api")
+    assert results("default/api") == [("default/api", "Scheduled", api_node)]
+    assert results("default/web")[0] == ("default/web", "Error", "")
+    assert cluster.get("Pod", "web", "default").spec.node_name == "n2"
+
+
+def test_a_batch_that_cannot_be_sent_fails_the_binding_cycle_of_each_of_its_pods(
+    make_service, cluster
+):
+    cluster.add(node_manifest("n1"))
+    cluster.add(pod_manifest("web"))
+    cluster.add(pod_manifest("api"))
+
+    def broker_down(batch):
+        raise ConnectionError("the broker is away")
+
+    service = make_service(dispatch=broker_down)
+    service.start()
+    service.tick()
+
+    assert results() == [("default/web", "Error", ""), ("default/api", "Error", "")]
+    assert set(SchedulingAttempt.objects.values_list("message", flat=True)) == {
+        "sending the binding failed: the broker is away"
+    }
+    assert not service.bindings
+    backoff = [p.name for p in service.scheduler.queue.pods_in_backoff_q()]
+    assert sorted(backoff) == ["api", "web"]
+
+
+def test_a_batch_mixing_two_lease_generations_binds_only_under_the_current_one(
+    make_service, cluster, clock, binding_tasks
+):
+    cluster.add(node_manifest("n1"))
+    cluster.add(pod_manifest("web"))
+    first = make_service("worker-a")
+    first.start()
+    first.tick()
+    clock.step(settings.SCHEDULER_LEASE_SECONDS + 1)
+    second = make_service("worker-b")
+    second.start()
+    second.tick()
+
+    commands = binding_tasks.run_all()
+
+    outcomes = [(c.payload["generation"], c.payload["status"]) for c in commands]
+    assert outcomes == [
+        (first.generation, {"code": "Error", "reasons": [LOST_LEASE], "plugin": ""}),
+        (second.generation, None),
+    ]
+    assert cluster.get("Pod", "web", "default").spec.node_name == "n1"
+
+
+def test_the_status_is_published_at_once_when_the_work_settles(
+    make_service, workspace, cluster, sent, binding_tasks
+):
+    cluster.add(node_manifest("n1"))
+    service = make_service(status_interval=60.0)
+    service.start()
+    cluster.add(pod_manifest("web"))
+    service.tick()  # schedules web and sends its binding
+    binding_tasks.run_all()
+    service.tick()  # the outcome arrives: still busy
+    before = len(statuses(sent))
+
+    service.tick()  # nothing left to do
+
+    assert len(statuses(sent)) == before + 1
+    assert statuses(sent)[-1]["queue"]["binding"] == []
+    service.tick()  # idle again: nothing new to tell
+    assert len(statuses(sent)) == before + 1
+
+
+def statuses(sent):
+    return [m["status"] for _, m in sent if m["type"] == "queue.status"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
@@ -77,3 +79,26 @@ def test_a_trace_of_thousands_of_nodes_is_stored_compressed_and_read_back(worksp
     assert trace.events() == events
     assert trace.event_count == 5000
     assert len(bytes(trace.data)) * 10 < trace.raw_size
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"scores": {"n1": {"raw": 3, "normalized": 30, "weighted": 30}}},
+        {"durationSeconds": 1.5e-06},
+        {"nodes": ("n1", "n2")},
+        {"byIndex": {1: "n1"}},
+        {"message": "0/3 nodes: \u00e9t\u00e9 \u2713"},
+    ],
+    ids=["nested tables", "small floats", "tuples", "integer keys", "non-ASCII text"],
+)
+def test_a_trace_reads_back_as_the_json_module_would_read_it(workspace, data):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", pod_uid="u", profile="default-scheduler"
+    )
+    events = [{"kind": "plugin", "data": data}]
+    AttemptTrace.pack(attempt, events).save()
+
+    stored = AttemptTrace.objects.get(attempt=attempt)
+
+    assert stored.events() == json.loads(json.dumps(events))

@@ -1,0 +1,446 @@
+"""The playground end to end in production mode: pods created over HTTP until they are bound.
+
+Everything real, nothing in-process: a throwaway PostgreSQL database, Redis (keys under a
+prefix of their own), and the ``Procfile``'s processes, the web server (daphne), the scheduler
+worker and the binding worker. A user logs in, creates a workspace, imports the nodes (a few
+zones, mixed sizes, as the demo's), opens the queue board's websocket, and then creates the
+pods with the bulk form, one chunk per request as the page does. The clock runs from the first
+creation request until every pod is bound in the database *and* the queue board on the
+websocket shows them all bound: the web process, PostgreSQL, Celery on Redis, the scheduler
+service, the binding tasks and the channel layer are all in the path.
+
+The database and the Redis keys are removed afterwards and the processes stopped, also on
+failure or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import redis
+import yaml
+from celery import Celery
+
+from benchmarks.browser import Browser, BrowserError, LiveStream
+from benchmarks.harness import percentile
+from benchmarks.processes import (
+    ROOT,
+    Process,
+    Usage,
+    machine_usage,
+    matching_usage,
+    procfile_processes,
+)
+from benchmarks.processes import tree_usage as process_tree_usage
+from playground.workspaces import demo
+
+DEFAULT_NODES = 500
+DEFAULT_PODS = 1000
+CHUNK = 200
+"""Pods per bulk request: the bulk page's own chunk (``importing.CHUNK_SIZE``)."""
+PROCESSES = ["web", "scheduler", "binding"]
+USERNAME = "bench"
+START_SECONDS = 120.0
+"""How long the processes may take to be ready, and the service to start."""
+POLL_SECONDS = 0.05
+MACHINE = "the machine"
+OTHERS = "everything else on the machine"
+SIZES = ("small", "medium", "medium", "large")
+"""Node sizes in turn (the demo's): half medium, a quarter each small and large."""
+
+
+class NotProductionMode(Exception):
+    """DATABASE_URL or REDIS_URL is missing or not the production kind."""
+
+
+@dataclass(slots=True)
+class Result:
+    """One run's figures. Times are seconds from the first pod creation request."""
+
+    nodes: int
+    pods: int
+    bound: int
+    database: str
+    """The throwaway database's name (dropped by the time the result is returned)."""
+    seconds: float
+    """Until every pod was bound in the database and the live board showed them all."""
+    database_seconds: float
+    live_seconds: float
+    latencies: list[float] = field(default_factory=list)
+    """Each pod's creation to binding, as the database's timestamps tell."""
+    usage: dict[str, Usage] = field(default_factory=dict)
+    """CPU seconds spent during the run and memory at its end, per process group."""
+
+    @property
+    def pods_per_second(self) -> float:
+        return self.bound / self.seconds if self.seconds > 0 else 0.0
+
+    def report(self) -> str:
+        p50, p99 = percentile(self.latencies, 50), percentile(self.latencies, 99)
+        lines = [
+            f"playground end to end, production mode: {self.nodes} nodes, {self.pods} pods",
+            f"  pods/s                  {self.pods_per_second:.1f}",
+            f"  seconds                 {self.seconds:.2f} (first creation to every pod bound in"
+            " the database and on the live board)",
+            f"  database / live board   {self.database_seconds:.2f} / {self.live_seconds:.2f} s",
+            f"  creation -> bound       p50 {p50:.2f} s, p99 {p99:.2f} s",
+            f"  bound                   {self.bound} of {self.pods}",
+            f"  {'CPU seconds and memory during the run':44} CPU s  RSS MiB",
+        ]
+        for name, usage in self.usage.items():
+            if name == OTHERS:
+                lines.append(f"    {name:42} {usage.cpu_seconds:5.1f}")
+                continue
+            label = f"{name} ({usage.processes} process{'es' if usage.processes != 1 else ''})"
+            lines.append(f"    {label:42} {usage.cpu_seconds:5.1f}  {usage.rss_mib:7.0f}")
+        return "\n".join(lines)
+
+
+def run(
+    nodes: int = DEFAULT_NODES,
+    pods: int = DEFAULT_PODS,
+    timeout: float = 600.0,
+    say: Callable[[str], None] = lambda _: None,
+) -> Result:
+    """Runs the benchmark once; ``say`` hears what is being done (setting up takes a while)."""
+    if nodes < 1 or pods < 1:
+        raise ValueError(f"nodes and pods must be at least 1 (got {nodes} and {pods})")
+    database_url, redis_url = production_backends(os.environ)
+    token = secrets.token_hex(4)
+    prefix = f"e2e-{token}:"
+    with (
+        throwaway_database(database_url, f"e2e_{token}") as url,
+        forgotten_keys(redis_url, prefix),
+        _terminated_as_interrupt(),
+    ):
+        env = _environment(url, redis_url, prefix, _free_port())
+        say(f"migrating {_database_name(url)}")
+        password = _migrate_and_add_user(env)
+        say("starting " + ", ".join(PROCESSES))
+        with procfile_processes(PROCESSES, env) as processes:
+            browser = Browser(f"http://127.0.0.1:{env['PORT']}")
+            _wait(browser.answers, "the web process answers", processes)
+            browser.login(USERNAME, password)
+            slug = _create_workspace(browser, nodes)
+            say(f"importing {nodes} nodes into workspace {slug}")
+            browser.post(f"/w/{slug}/import/", {"text": nodes_yaml(nodes)})
+            _wait(_workers_answer(redis_url, prefix), "the Celery workers answer", processes)
+            with psycopg.connect(_libpq(url), autocommit=True) as db:
+                bench = _Bench(browser, db, slug, processes)
+                _wait(bench.service_ready, "the scheduler runs", processes)
+                with LiveStream(browser, slug) as live:
+                    say(f"creating {pods} pods")
+                    return bench.measure(live, pods, timeout)
+    raise AssertionError("unreachable")  # pragma: no cover - the with block returns
+
+
+@dataclass
+class _Bench:
+    """A workspace ready to measure: the logged-in browser, the database, the processes."""
+
+    browser: Browser
+    db: psycopg.Connection
+    slug: str
+    processes: dict[str, Process]
+
+    def __post_init__(self) -> None:
+        self.workspace = self._one("SELECT id FROM workspaces_workspace WHERE slug = %s", self.slug)
+
+    def measure(self, live: LiveStream, pods: int, timeout: float) -> Result:
+        """Creates the pods as the bulk page does and waits until all are bound, everywhere."""
+        meters = self._meters()
+        before = {name: meter() for name, meter in meters.items()}
+        start = time.monotonic()
+        template = yaml.safe_dump(pod_template())
+        for done in range(0, pods, CHUNK):
+            fields = {"template": template, "count": pods, "done": done}
+            self.browser.post(f"/w/{self.slug}/bulk/", fields, htmx=True)
+        bound = self._await_bound(pods, start + timeout)
+        database_done = time.monotonic()
+        live_done = live.time_of(pods, start + timeout)
+        if live_done is None:
+            raise TimeoutError(f"the live board showed {live.bound} bound pods, not {pods}")
+        after = {name: meter() for name, meter in meters.items()}
+        return Result(
+            nodes=self._count("kind = 'Node'"),
+            pods=pods,
+            bound=bound,
+            database=self.db.info.dbname,
+            seconds=max(database_done, live_done) - start,
+            database_seconds=database_done - start,
+            live_seconds=live_done - start,
+            latencies=self._latencies(),
+            usage=_spent(before, after),
+        )
+
+    def service_ready(self) -> bool:
+        """The service holds the lease and has published its first status (it has built its
+        scheduler from the nodes)."""
+        row = self.db.execute(
+            "SELECT l.holder, l.expires_at > now(), s.id IS NOT NULL "
+            "FROM workspaces_schedulerlease l "
+            "LEFT JOIN workspaces_schedulerstatus s ON s.workspace_id = l.workspace_id "
+            "WHERE l.workspace_id = %s",
+            [self.workspace],
+        ).fetchone()
+        if row is None:
+            return False
+        holder, live, published = row
+        return bool(holder) and not holder.startswith("starting:") and live and published
+
+    def _await_bound(self, pods: int, deadline: float) -> int:
+        bound = 0
+
+        def all_bound() -> bool:
+            nonlocal bound
+            bound = self._count("kind = 'Pod' AND node_name <> ''")
+            return bound >= pods
+
+        _wait(all_bound, f"{pods} pods are bound", self.processes, deadline, lambda: f"{bound} are")
+        return bound
+
+    def _latencies(self) -> list[float]:
+        """Creation to binding per bound pod: ``updated`` is set by the bind, its last write."""
+        rows = self.db.execute(
+            "SELECT extract(epoch FROM updated - created) FROM workspaces_clusterobject "
+            "WHERE workspace_id = %s AND kind = 'Pod' AND node_name <> ''",
+            [self.workspace],
+        ).fetchall()
+        return sorted(float(seconds) for (seconds,) in rows)
+
+    def _count(self, where: str) -> int:
+        sql = f"SELECT count(*) FROM workspaces_clusterobject WHERE workspace_id = %s AND {where}"
+        return self._one(sql, self.workspace)
+
+    def _one(self, sql: str, *args: Any) -> Any:
+        row = self.db.execute(sql, list(args)).fetchone()
+        if row is None:
+            raise BrowserError(f"nothing in the database for {sql} {args}")
+        return row[0]
+
+    def _meters(self) -> dict[str, Callable[[], Usage]]:
+        meters = {name: _tree(process) for name, process in self.processes.items()}
+        database = self.db.info.dbname
+        meters["postgres (this database)"] = lambda: matching_usage(["postgres:", f" {database} "])
+        meters["redis-server"] = lambda: matching_usage(["redis-server"])
+        meters[MACHINE] = machine_usage
+        return meters
+
+
+def _spent(before: dict[str, Usage], after: dict[str, Usage]) -> dict[str, Usage]:
+    """What each group spent; the machine's busy time less theirs is everything else's."""
+    usage = {name: after[name] - before[name] for name in before}
+    machine = usage.pop(MACHINE)
+    ours = sum(u.cpu_seconds for u in usage.values())
+    usage[OTHERS] = Usage(0, machine.cpu_seconds - ours, 0.0)
+    return usage
+
+
+# ----------------------------------------------------------------------------------------------
+# What the workspace holds
+
+
+def nodes_yaml(count: int) -> str:
+    """``count`` nodes over the demo's zones, in its sizes; every fourth has the nginx image."""
+    manifests = [demo.namespace("default")]
+    for index in range(count):
+        zone = demo.ZONES[index % len(demo.ZONES)]
+        size = SIZES[index // len(demo.ZONES) % len(SIZES)]
+        name = f"{zone[-1]}-{size}-{index}"
+        manifests.append(demo.node(name, zone, size, images=index % 4 == 0))
+    return yaml.safe_dump_all(manifests, sort_keys=False)
+
+
+def pod_template() -> dict[str, Any]:
+    """What the bulk form copies: a small web pod, named ``bench-<i>``."""
+    manifest = demo.pod("bench", "default", cpu="250m", memory="256Mi", labels={"app": "bench"})
+    del manifest["spec"]["priorityClassName"]
+    return manifest
+
+
+def _create_workspace(browser: Browser, nodes: int) -> str:
+    url, _ = browser.post("/w/", {"name": f"Benchmark {nodes} nodes", "description": ""})
+    parts = urlsplit(url).path.strip("/").split("/")
+    if len(parts) != 2 or parts[0] != "w":
+        raise BrowserError(f"creating the workspace ended at {url}, not at its page")
+    return parts[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# The database and Redis
+
+
+def production_backends(environ: Mapping[str, str]) -> tuple[str, str]:
+    """(DATABASE_URL, REDIS_URL); NotProductionMode names the variable missing or wrong."""
+    urls = []
+    for variable, schemes, what in (
+        ("DATABASE_URL", ("postgres", "postgresql"), "PostgreSQL"),
+        ("REDIS_URL", ("redis", "rediss"), "Redis"),
+    ):
+        url = environ.get(variable, "")
+        if not url:
+            problem = f"{variable} is not set"
+        elif urlsplit(url).scheme not in schemes:
+            problem = f"{variable} is not a {what} URL: {url}"
+        else:
+            urls.append(url)
+            continue
+        raise NotProductionMode(
+            f"{problem}: the end-to-end benchmark runs in production mode, on PostgreSQL and "
+            "Redis (e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/playground "
+            "REDIS_URL=redis://127.0.0.1:6379/0)"
+        )
+    return urls[0], urls[1]
+
+
+@contextmanager
+def throwaway_database(database_url: str, suffix: str) -> Iterator[str]:
+    """A new database named after DATABASE_URL's plus ``_<suffix>``, dropped on the way out;
+    yields its URL."""
+    name = f"{_database_name(database_url) or 'playground'}_{suffix}"
+    url = _with_database(database_url, name)
+    with psycopg.connect(_libpq(_with_database(database_url, "postgres")), autocommit=True) as pg:
+        pg.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url
+    finally:
+        with psycopg.connect(
+            _libpq(_with_database(database_url, "postgres")), autocommit=True
+        ) as pg:
+            pg.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def forgotten_keys(redis_url: str, prefix: str) -> Iterator[None]:
+    """Deletes every Redis key under ``prefix`` on the way out."""
+    try:
+        yield
+    finally:
+        client = redis.Redis.from_url(redis_url)
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+def _database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+def _libpq(url: str) -> str:
+    """psycopg wants ``postgresql://``; Django's settings accept ``postgres://`` too."""
+    parts = urlsplit(url)
+    return urlunsplit(("postgresql", parts.netloc, parts.path, parts.query, parts.fragment))
+
+
+# ----------------------------------------------------------------------------------------------
+# Processes
+
+
+def _environment(database_url: str, redis_url: str, prefix: str, port: int) -> dict[str, str]:
+    """Production settings (docs/playground.md) for this run's database, key prefix and port."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "REDIS_KEY_PREFIX": prefix,
+        "DEBUG": "False",
+        "SECRET_KEY": secrets.token_urlsafe(32),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "CSRF_TRUSTED_ORIGINS": f"http://127.0.0.1:{port}",
+        "PORT": str(port),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def _migrate_and_add_user(env: Mapping[str, str]) -> str:
+    """Migrates the new database and adds the user who runs the benchmark; their password."""
+    _manage(env, "migrate", "--noinput")
+    password = secrets.token_urlsafe(16)
+    user = ["--username", USERNAME, "--email", f"{USERNAME}@example.com"]
+    _manage({**env, "DJANGO_SUPERUSER_PASSWORD": password}, "createsuperuser", "--noinput", *user)
+    return password
+
+
+def _manage(env: Mapping[str, str], *args: str) -> None:
+    command = [sys.executable, "manage.py", *args]
+    done = subprocess.run(command, cwd=ROOT, env=dict(env), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+
+
+def _workers_answer(redis_url: str, prefix: str) -> Callable[[], bool]:
+    """Whether a scheduler worker and a binding worker answer a ping on this run's broker."""
+    app = Celery("benchmark", broker=redis_url, set_as_current=False)
+    app.conf.broker_transport_options = {"global_keyprefix": prefix}
+
+    def answer() -> bool:
+        names = {name for reply in app.control.ping(timeout=0.5) or [] for name in reply}
+        return {name.split("@")[0] for name in names} >= {"scheduler", "binding"}
+
+    return answer
+
+
+def _tree(process: Process) -> Callable[[], Usage]:
+    return lambda: process_tree_usage(process.pid)
+
+
+def _wait(
+    condition: Callable[[], bool],
+    what: str,
+    processes: dict[str, Process],
+    deadline: float | None = None,
+    progress: Callable[[], str] = lambda: "",
+) -> None:
+    """Polls ``condition`` until it holds; fails at the deadline or when a process died."""
+    deadline = deadline if deadline is not None else time.monotonic() + START_SECONDS
+    while not condition():
+        for process in processes.values():
+            process.check_alive()
+        if time.monotonic() > deadline:
+            detail = f": {progress()}" if progress() else ""
+            raise TimeoutError(f"timed out waiting until {what}{detail}")
+        time.sleep(POLL_SECONDS)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM unwinds like Ctrl-C, so the processes and the database are cleaned up."""
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,118 @@
+"""The end-to-end benchmark's harness works: at a tiny size every pod ends bound, and it says
+what is missing when it is not in production mode.
+
+Counts only; timings are never asserted (they depend on the machine). The run needs PostgreSQL
+and Redis (under CI=true they are always there, see tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from benchmarks import playground_e2e
+from benchmarks.__main__ import main
+from benchmarks.processes import procfile_commands, tree_usage
+
+POSTGRES = "postgres://postgres@127.0.0.1:5432/playground"
+REDIS = "redis://127.0.0.1:6379/0"
+
+needs_production = pytest.mark.skipif(
+    not os.getenv("DATABASE_URL", "").startswith("postgres") or not os.getenv("REDIS_URL"),
+    reason="the end-to-end benchmark needs DATABASE_URL (PostgreSQL) and REDIS_URL",
+)
+
+
+@needs_production
+def test_every_pod_ends_bound_in_the_database_and_on_the_live_board() -> None:
+    result = playground_e2e.run(nodes=5, pods=10, timeout=120)
+
+    assert (result.nodes, result.pods, result.bound) == (5, 10, 10)
+    assert len(result.latencies) == 10
+    assert result.pods_per_second > 0
+    assert 0 < result.database_seconds <= result.seconds
+    assert 0 < result.live_seconds <= result.seconds
+    assert {"web", "scheduler", "binding"} <= set(result.usage)
+    assert not _database_exists(result.database)
+
+
+@pytest.mark.parametrize(
+    ("environ", "named"),
+    [
+        ({"REDIS_URL": REDIS}, "DATABASE_URL is not set"),
+        ({"DATABASE_URL": "sqlite:///x.sqlite3", "REDIS_URL": REDIS}, "DATABASE_URL is not a"),
+        ({"DATABASE_URL": POSTGRES}, "REDIS_URL is not set"),
+        ({"DATABASE_URL": POSTGRES, "REDIS_URL": "memory://"}, "REDIS_URL is not a Redis URL"),
+    ],
+    ids=["no database", "SQLite", "no Redis", "not Redis"],
+)
+def test_it_names_the_variable_that_keeps_it_from_production_mode(environ, named) -> None:
+    with pytest.raises(playground_e2e.NotProductionMode, match=named):
+        playground_e2e.production_backends(environ)
+
+
+def test_the_command_says_what_is_missing(monkeypatch, capsys) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+
+    assert main(["playground", "--nodes", "1", "--pods", "1"]) == 2
+    assert "DATABASE_URL is not set" in capsys.readouterr().err
+
+
+def test_the_procfile_names_the_three_production_processes() -> None:
+    assert set(procfile_commands()) >= set(playground_e2e.PROCESSES)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("web: daphne app\n\n# a comment\nworker: celery -A x: y\n", {"web", "worker"}),
+        ("web:daphne\n", {"web"}),
+    ],
+    ids=["comments, blank lines and colons in commands", "no space after the colon"],
+)
+def test_it_reads_procfile_lines(tmp_path: Path, text: str, want: set[str]) -> None:
+    procfile = tmp_path / "Procfile"
+    procfile.write_text(text)
+    assert set(procfile_commands(procfile)) == want
+
+
+def test_a_procfile_line_without_a_command_is_refused(tmp_path: Path) -> None:
+    procfile = tmp_path / "Procfile"
+    procfile.write_text("web daphne\n")
+    with pytest.raises(ValueError, match="line 1: expected 'name: command'"):
+        procfile_commands(procfile)
+
+
+def test_it_counts_its_own_process_as_one_tree() -> None:
+    usage = tree_usage(os.getpid())
+    assert usage.processes >= 1
+    assert usage.cpu_seconds > 0
+
+
+def test_it_makes_mixed_nodes_over_three_zones() -> None:
+    import yaml
+
+    nodes = [d for d in yaml.safe_load_all(playground_e2e.nodes_yaml(12)) if d["kind"] == "Node"]
+    labels = [node["metadata"]["labels"] for node in nodes]
+    assert len(nodes) == 12
+    assert {label["topology.kubernetes.io/zone"] for label in labels} == {
+        "zone-a",
+        "zone-b",
+        "zone-c",
+    }
+    assert {label["node.kubernetes.io/instance-type"] for label in labels} == {
+        "small",
+        "medium",
+        "large",
+    }
+
+
+def _database_exists(name: str) -> bool:
+    url = os.environ["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
+    base = url.rsplit("/", 1)[0]
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as pg:
+        row = pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+    return row is not None
