@@ -41,6 +41,7 @@ from benchmarks.processes import (
     machine_usage,
     matching_usage,
     procfile_processes,
+    stolen_usage,
 )
 from benchmarks.processes import tree_usage as process_tree_usage
 from playground.workspaces import demo
@@ -56,6 +57,7 @@ START_SECONDS = 120.0
 POLL_SECONDS = 0.05
 MACHINE = "the machine"
 OTHERS = "everything else on the machine"
+STOLEN = "stolen by the hypervisor (other guests)"
 SIZES = ("small", "medium", "medium", "large")
 """Node sizes in turn (the demo's): half medium, a quarter each small and large."""
 
@@ -99,7 +101,7 @@ class Result:
             f"  {'CPU seconds and memory during the run':44} CPU s  RSS MiB",
         ]
         for name, usage in self.usage.items():
-            if name == OTHERS:
+            if name in (OTHERS, STOLEN):
                 lines.append(f"    {name:42} {usage.cpu_seconds:5.1f}")
                 continue
             label = f"{name} ({usage.processes} process{'es' if usage.processes != 1 else ''})"
@@ -235,6 +237,7 @@ class _Bench:
         meters["postgres (this database)"] = lambda: matching_usage(["postgres:", f" {database} "])
         meters["redis-server"] = lambda: matching_usage(["redis-server"])
         meters[MACHINE] = machine_usage
+        meters[STOLEN] = stolen_usage
         return meters
 
 
@@ -242,8 +245,10 @@ def _spent(before: dict[str, Usage], after: dict[str, Usage]) -> dict[str, Usage
     """What each group spent; the machine's busy time less theirs is everything else's."""
     usage = {name: after[name] - before[name] for name in before}
     machine = usage.pop(MACHINE)
+    stolen = usage.pop(STOLEN)
     ours = sum(u.cpu_seconds for u in usage.values())
     usage[OTHERS] = Usage(0, machine.cpu_seconds - ours, 0.0)
+    usage[STOLEN] = stolen
     return usage
 
 

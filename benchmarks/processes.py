@@ -166,14 +166,29 @@ def matching_usage(words: list[str]) -> Usage:
 
 
 def machine_usage() -> Usage:
-    """CPU seconds the whole machine has been busy (every core; 0 without /proc)."""
+    """CPU seconds the whole machine has been busy (every core; 0 without /proc), not counting
+    time the hypervisor gave to other guests (``stolen_usage``)."""
+    ticks = _cpu_ticks()
+    if not ticks:
+        return Usage(0, 0.0, 0.0)
+    busy = sum(ticks) - ticks[3] - ticks[4] - ticks[7]
+    return Usage(0, busy / _TICKS, 0.0)
+
+
+def stolen_usage() -> Usage:
+    """CPU seconds the hypervisor ran other guests while this machine wanted its cores: on a
+    shared host this, not our code, is often why one run is slower than the next."""
+    ticks = _cpu_ticks()
+    return Usage(0, ticks[7] / _TICKS if ticks else 0.0, 0.0)
+
+
+def _cpu_ticks() -> list[int]:
+    """user nice system idle iowait irq softirq steal, summed over the cores ([] without /proc)."""
     try:
         fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     except (OSError, IndexError):
-        return Usage(0, 0.0, 0.0)
-    ticks = [int(value) for value in fields[:8]]  # user nice system idle iowait irq softirq steal
-    busy = sum(ticks) - ticks[3] - ticks[4]
-    return Usage(0, busy / _TICKS, 0.0)
+        return []
+    return [int(value) for value in fields[:8]]
 
 
 def _sum(table: dict[int, tuple[int, int, int]], pids: set[int]) -> Usage:
