@@ -1,0 +1,29 @@
+"""Steps that several browser tests take as a person would: log in, and tell a page that was
+updated in place from one that was reloaded."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+LIVE_TIMEOUT_MS = 30_000
+"""How long the scheduler may take to place a pod and the websocket to show it."""
+
+
+def log_in(page: Page, demo: dict[str, str]) -> None:
+    """From the front door through the login form to the list of workspaces."""
+    page.goto("/")
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    page.get_by_label("Username").fill(demo["username"])
+    page.get_by_label("Password").fill(demo["password"])
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Workspaces")).to_be_visible()
+    expect(page.locator(".account")).to_contain_text(demo["username"])
+
+
+def mark_page(page: Page) -> None:
+    """A mark on the window: a navigation or a reload would lose it."""
+    page.evaluate("window.browserTestMark = 'same page'")
+
+
+def page_is_the_same(page: Page) -> bool:
+    return page.evaluate("window.browserTestMark") == "same page"
