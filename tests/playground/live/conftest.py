@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -46,3 +47,23 @@ def communicator(path: str, user=None, origin: str | None = ORIGIN) -> Websocket
     if user is not None:
         headers.append((b"cookie", session_cookie(user).encode()))
     return WebsocketCommunicator(application, path, headers=headers)
+
+
+def connect_and(path: str, user, scenario, origin: str | None = ORIGIN):
+    """Connects, hands the communicator and the first message to ``scenario``, disconnects."""
+    ws = communicator(path, user, origin)
+
+    async def run():
+        connected, _ = await ws.connect()
+        try:
+            first = await ws.receive_from() if connected else None
+            return await scenario(ws, connected, first)
+        finally:
+            await ws.disconnect()
+
+    return async_to_sync(run)()
+
+
+async def nothing(ws, connected, first):
+    """A scenario that only looks at the connection and its first message."""
+    return connected, first

@@ -1,11 +1,9 @@
 """The pod websocket: only known pods, resync on connect, extension points as they happen."""
 
-from asgiref.sync import async_to_sync
-
 from playground.live import broadcast
 from playground.workspaces.models import SchedulingAttempt
 from tests.playground.front.rows import pod, store
-from tests.playground.live.conftest import communicator
+from tests.playground.live.conftest import connect_and, nothing
 
 POINTS = [
     {"kind": "extensionPoint", "point": "preFilter", "code": "Success", "durationSeconds": 0.001},
@@ -27,24 +25,6 @@ POINTS = [
 ]
 
 
-def session(path, user, scenario):
-    ws = communicator(path, user)
-
-    async def run():
-        connected, _ = await ws.connect()
-        try:
-            first = await ws.receive_from() if connected else None
-            return await scenario(ws, connected, first)
-        finally:
-            await ws.disconnect()
-
-    return async_to_sync(run)()
-
-
-async def first_message(ws, connected, first):
-    return connected, first
-
-
 def test_a_pod_of_the_workspace_can_be_followed_and_its_attempts_come_first(owner, workspace):
     store(workspace, pod("web"))
     SchedulingAttempt.objects.create(
@@ -54,7 +34,7 @@ def test_a_pod_of_the_workspace_can_be_followed_and_its_attempts_come_first(owne
         result="Unschedulable",
         message="0/1 nodes are available: 1 Insufficient cpu.",
     )
-    connected, first = session("/ws/w/lab/pods/uid-web/", owner, first_message)
+    connected, first = connect_and("/ws/w/lab/pods/uid-web/", owner, nothing)
     assert connected
     assert first.startswith('<table id="pod-attempts">')
     assert "0/1 nodes are available: 1 Insufficient cpu." in first
@@ -65,18 +45,18 @@ def test_a_deleted_pod_with_attempts_can_still_be_followed(owner, workspace):
     SchedulingAttempt.objects.create(
         workspace=workspace, pod_key="default/gone", pod_uid="uid-gone", result="Scheduled"
     )
-    connected, first = session("/ws/w/lab/pods/uid-gone/", owner, first_message)
+    connected, first = connect_and("/ws/w/lab/pods/uid-gone/", owner, nothing)
     assert connected and '<span id="pod-state">' not in first
 
 
 def test_an_unknown_pod_is_refused(owner, workspace):
-    connected, _ = session("/ws/w/lab/pods/nope/", owner, first_message)
+    connected, _ = connect_and("/ws/w/lab/pods/nope/", owner, nothing)
     assert not connected
 
 
 def test_people_without_access_are_refused(stranger, workspace):
     store(workspace, pod("web"))
-    connected, _ = session("/ws/w/lab/pods/uid-web/", stranger, first_message)
+    connected, _ = connect_and("/ws/w/lab/pods/uid-web/", stranger, nothing)
     assert not connected
 
 
@@ -87,7 +67,7 @@ def test_each_extension_point_is_shown_as_it_happens(owner, workspace):
         broadcast.send_trace(workspace.pk, attempt_of("web", 7), POINTS)
         return await ws.receive_from(timeout=5)
 
-    html = session("/ws/w/lab/pods/uid-web/", owner, scenario)
+    html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
     assert html.startswith('<div id="pod-live" class="panel">')
     assert 'href="/w/lab/attempts/7/"' in html
     assert "<td>preFilter</td>" in html and "<td>reserve</td>" in html
@@ -102,7 +82,7 @@ def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspac
         broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
         return await ws.receive_from(timeout=5)
 
-    html = session("/ws/w/lab/pods/uid-web/", owner, scenario)
+    html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
     assert '<table id="pod-attempts">' in html
     assert '<span class="badge bound">bound</span> on <strong>n1</strong>' in html
 
@@ -114,7 +94,7 @@ def test_another_pods_messages_do_not_arrive(owner, workspace):
         broadcast.send_trace(workspace.pk, attempt_of("other", 8), POINTS)
         return await ws.receive_nothing(timeout=0.3)
 
-    assert session("/ws/w/lab/pods/uid-web/", owner, scenario)
+    assert connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
 
 
 def test_connecting_shows_the_latest_attempts_extension_points(owner, workspace):
@@ -126,7 +106,7 @@ def test_connecting_shows_the_latest_attempts_extension_points(owner, workspace)
             workspace=workspace, pod_key="default/web", pod_uid="uid-web", cycle=cycle
         )
         AttemptTrace.pack(attempt, POINTS[: cycle + 1]).save()
-    _, first = session("/ws/w/lab/pods/uid-web/", owner, first_message)
+    _, first = connect_and("/ws/w/lab/pods/uid-web/", owner, nothing)
     assert f'href="/w/lab/attempts/{attempt.pk}/"' in first
     assert "<td>score</td>" in first and "<td>reserve</td>" not in first
 

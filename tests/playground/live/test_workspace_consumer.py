@@ -1,35 +1,14 @@
 """The workspace websocket: who may connect, resync on connect, broadcasts become fragments."""
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from playground.live import broadcast
 from playground.workspaces.models import SchedulerStatus
 from tests.playground.front.rows import node, pod, store
-from tests.playground.live.conftest import communicator
+from tests.playground.live.conftest import connect_and, nothing
 
 WAITING = {"pod": "default/w", "uid": "uw", "node": "n1", "pendingPlugins": ["Gate"]}
-
-
-def connect_and(path, user, scenario, origin="http://127.0.0.1:8000"):
-    """Connects, hands the communicator and the first message to ``scenario``, disconnects."""
-
-    ws = communicator(path, user, origin)
-
-    async def run():
-        connected, _ = await ws.connect()
-        try:
-            first = await ws.receive_from() if connected else None
-            return await scenario(ws, connected, first)
-        finally:
-            await ws.disconnect()
-
-    return async_to_sync(run)()
-
-
-async def nothing(ws, connected, first):
-    return connected, first
 
 
 @pytest.mark.parametrize(

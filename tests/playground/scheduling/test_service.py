@@ -500,9 +500,9 @@ def test_a_binding_that_never_reports_is_given_up_and_the_pod_requeued(
     )
 
 
-def test_a_binding_sent_before_a_takeover_does_not_bind(
-    make_service, cluster, clock, binding_tasks
-):
+def binding_sent_then_taken_over(make_service, cluster, clock):
+    """A first service sends web's binding, then loses its lease to a second, which starts
+    (before that binding task has run); returns both."""
     cluster.add(node_manifest("n1"))
     cluster.add(pod_manifest("web"))
     first = make_service("worker-a")
@@ -511,6 +511,13 @@ def test_a_binding_sent_before_a_takeover_does_not_bind(
     clock.step(settings.SCHEDULER_LEASE_SECONDS + 1)
     second = make_service("worker-b")
     second.start()
+    return first, second
+
+
+def test_a_binding_sent_before_a_takeover_does_not_bind(
+    make_service, cluster, clock, binding_tasks
+):
+    first, second = binding_sent_then_taken_over(make_service, cluster, clock)
 
     [stale] = [c for c in binding_tasks.run_all() if c.payload["generation"] == first.generation]
 
@@ -663,14 +670,7 @@ def test_a_batch_that_cannot_be_sent_fails_the_binding_cycle_of_each_of_its_pods
 def test_a_batch_mixing_two_lease_generations_binds_only_under_the_current_one(
     make_service, cluster, clock, binding_tasks
 ):
-    cluster.add(node_manifest("n1"))
-    cluster.add(pod_manifest("web"))
-    first = make_service("worker-a")
-    first.start()
-    first.tick()
-    clock.step(settings.SCHEDULER_LEASE_SECONDS + 1)
-    second = make_service("worker-b")
-    second.start()
+    first, second = binding_sent_then_taken_over(make_service, cluster, clock)
     second.tick()
 
     commands = binding_tasks.run_all()
