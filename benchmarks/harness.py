@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.workloads import Workload
 from framework.cluster.memory import InMemoryCluster
-from framework.config import default_configuration
+from framework.config.defaults import default_configuration
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.schedule_one import SchedulingAttempt
 from framework.scheduler.scheduler import Scheduler

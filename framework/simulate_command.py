@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from framework.api.errors import ObjectError
-from framework.config import ConfigError
+from framework.config.load import ConfigError
 from framework.runtime.framework import FrameworkError
 from framework.simulator import AttemptReport, Simulation, SimulationError
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from framework.api.loader import load_objects
 from framework.cluster.memory import InMemoryCluster
-from framework.config import load_config, set_defaults, validate
+from framework.config.defaults import set_defaults
+from framework.config.load import load_config
+from framework.config.validation import validate
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
 from framework.scheduler.schedule_one import SchedulingAttempt

@@ -8,26 +8,27 @@ from __future__ import annotations
 
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.plugins import names
-from framework.plugins.defaultbinder import DefaultBinder
-from framework.plugins.defaultpreemption import DefaultPreemption
-from framework.plugins.dynamicresources import DynamicResources
+from framework.plugins.defaultbinder.default_binder import DefaultBinder
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
+from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.plugins.feature import Features
-from framework.plugins.imagelocality import ImageLocality
-from framework.plugins.interpodaffinity import InterPodAffinity
-from framework.plugins.nodeaffinity import NodeAffinity
-from framework.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
-from framework.plugins.nodename import NodeName
-from framework.plugins.nodeports import NodePorts
-from framework.plugins.noderesources import BalancedAllocation, Fit
-from framework.plugins.nodeunschedulable import NodeUnschedulable
-from framework.plugins.nodevolumelimits import CSILimits
-from framework.plugins.podtopologyspread import PodTopologySpread
-from framework.plugins.queuesort import PrioritySort
-from framework.plugins.schedulinggates import SchedulingGates
-from framework.plugins.tainttoleration import TaintToleration
-from framework.plugins.volumebinding import VolumeBinding
-from framework.plugins.volumerestrictions import VolumeRestrictions
-from framework.plugins.volumezone import VolumeZone
+from framework.plugins.imagelocality.image_locality import ImageLocality
+from framework.plugins.interpodaffinity.plugin import InterPodAffinity
+from framework.plugins.nodeaffinity.node_affinity import NodeAffinity
+from framework.plugins.nodedeclaredfeatures.nodedeclaredfeatures import NodeDeclaredFeatures
+from framework.plugins.nodename.node_name import NodeName
+from framework.plugins.nodeports.node_ports import NodePorts
+from framework.plugins.noderesources.balanced_allocation import BalancedAllocation
+from framework.plugins.noderesources.fit import Fit
+from framework.plugins.nodeunschedulable.node_unschedulable import NodeUnschedulable
+from framework.plugins.nodevolumelimits.csi import CSILimits
+from framework.plugins.podtopologyspread.plugin import PodTopologySpread
+from framework.plugins.queuesort.priority_sort import PrioritySort
+from framework.plugins.schedulinggates.scheduling_gates import SchedulingGates
+from framework.plugins.tainttoleration.taint_toleration import TaintToleration
+from framework.plugins.volumebinding.volume_binding import VolumeBinding
+from framework.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
+from framework.plugins.volumezone.volume_zone import VolumeZone
 from framework.runtime.registry import PluginFactory, Registry
 
 

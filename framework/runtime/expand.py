@@ -41,7 +41,9 @@ def expand_configuration(cfg: Any, registry: Registry) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from framework.config import ConfigError, load_config, set_defaults, validate
+    from framework.config.defaults import set_defaults
+    from framework.config.load import ConfigError, load_config
+    from framework.config.validation import validate
     from framework.plugins.registry import in_tree_registry
 
     try:

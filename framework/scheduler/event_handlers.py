@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from framework.backend.cache import CacheError
+from framework.backend.cache.errors import CacheError
 from framework.interface.cluster_events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,

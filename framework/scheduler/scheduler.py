@@ -13,9 +13,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from framework.backend.cache import Cache, Snapshot
+from framework.backend.cache.cache import Cache
+from framework.backend.cache.snapshot import Snapshot
 from framework.backend.queue.scheduling_queue import PriorityQueue
-from framework.extender import build_extenders
+from framework.extender.build import build_extenders
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.types import NominatingInfo, NominatingMode
 from framework.runtime.framework import Framework

@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from framework.config import load_config, set_defaults, to_dict
+from framework.config.defaults import set_defaults
+from framework.config.encode import to_dict
+from framework.config.load import load_config
 from framework.runtime.expand import effective_plugins
 from framework.runtime.framework import FrameworkError
 from framework.runtime.registry import Registry

@@ -21,7 +21,9 @@ from typing import Any
 from django.db import DatabaseError, transaction
 
 from framework.api.pod import Pod
-from framework.config import default_configuration, load_config, set_defaults, validate
+from framework.config.defaults import default_configuration, set_defaults
+from framework.config.load import load_config
+from framework.config.validation import validate
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework

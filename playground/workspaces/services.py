@@ -14,14 +14,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.text import slugify
 
-from framework.config import (
-    ConfigError,
-    default_configuration,
-    load_config,
-    set_defaults,
-    to_yaml,
-    validate,
-)
+from framework.config.defaults import default_configuration, set_defaults
+from framework.config.encode import to_yaml
+from framework.config.load import ConfigError, load_config
+from framework.config.validation import validate
 from playground.workspaces import demo
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace

@@ -1,5 +1,1 @@
 """InterPodAffinity (upstream ``plugins/interpodaffinity``)."""
-
-from framework.plugins.interpodaffinity.plugin import InterPodAffinity
-
-__all__ = ["InterPodAffinity"]

@@ -1,5 +1,1 @@
 """The NodeAffinity plugin (PreFilter, Filter, PreScore, Score)."""
-
-from framework.plugins.nodeaffinity.node_affinity import NodeAffinity
-
-__all__ = ["NodeAffinity"]

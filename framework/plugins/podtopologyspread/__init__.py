@@ -1,5 +1,1 @@
 """PodTopologySpread (upstream ``plugins/podtopologyspread``)."""
-
-from framework.plugins.podtopologyspread.plugin import PodTopologySpread
-
-__all__ = ["PodTopologySpread"]

@@ -1,5 +1,1 @@
 """The VolumeRestrictions plugin (PreFilter, Filter)."""
-
-from framework.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
-
-__all__ = ["VolumeRestrictions"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from framework.config import Plugin, Plugins, PluginSet, default_plugins, merge_plugins
-from framework.config.default_plugins import plugin_names
+from framework.config.default_plugins import default_plugins, merge_plugins, plugin_names
+from framework.config.types import Plugin, Plugins, PluginSet
 from framework.features import FeatureGates
 
 BASE = [

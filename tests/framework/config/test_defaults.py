@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from framework.config import (
+from framework.config.corev1 import TopologySpreadConstraint
+from framework.config.default_plugins import default_plugins
+from framework.config.defaults import default_configuration, set_defaults, set_plugin_args_defaults
+from framework.config.encode import to_dict, to_yaml
+from framework.config.types import (
     ClientConnectionConfiguration,
     DefaultPreemptionArgs,
     DynamicResourcesArgs,
@@ -27,15 +31,8 @@ from framework.config import (
     PodTopologySpreadArgs,
     ResourceSpec,
     ScoringStrategy,
-    TopologySpreadConstraint,
     UtilizationShapePoint,
     VolumeBindingArgs,
-    default_configuration,
-    default_plugins,
-    set_defaults,
-    set_plugin_args_defaults,
-    to_dict,
-    to_yaml,
 )
 from framework.features import FeatureGates
 

@@ -7,18 +7,22 @@ from datetime import timedelta
 import pytest
 import yaml
 
-from framework.config import (
+from framework.config.corev1 import (
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+)
+from framework.config.encode import dump_yaml, to_dict, to_json_value, to_yaml
+from framework.config.load import load_config
+from framework.config.types import (
     DynamicResourcesArgs,
     Extender,
     InterPodAffinityArgs,
     KubeSchedulerConfiguration,
     KubeSchedulerProfile,
     LeaderElectionConfiguration,
-    NodeAffinity,
     NodeResourcesFitArgs,
-    NodeSelector,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
     PluginConfig,
     PodTopologySpreadArgs,
     RequestedToCapacityRatioParam,
@@ -26,12 +30,7 @@ from framework.config import (
     ScoringStrategy,
     UtilizationShapePoint,
     VolumeBindingArgs,
-    load_config,
-    to_dict,
-    to_json_value,
-    to_yaml,
 )
-from framework.config.encode import dump_yaml
 
 
 def test_an_undefaulted_configuration_prints_nulls_only_where_go_has_no_omitempty() -> None:

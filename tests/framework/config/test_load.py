@@ -7,25 +7,26 @@ from pathlib import Path
 
 import pytest
 
-from framework.config import (
-    ConfigError,
-    DefaultPreemptionArgs,
-    DynamicResourcesArgs,
-    InterPodAffinityArgs,
+from framework.config.corev1 import (
     NodeAffinity,
-    NodeAffinityArgs,
-    NodeResourcesBalancedAllocationArgs,
-    NodeResourcesFitArgs,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    TopologySpreadConstraint,
+)
+from framework.config.defaults import set_defaults
+from framework.config.load import ConfigError, load_config
+from framework.config.types import (
+    DefaultPreemptionArgs,
+    DynamicResourcesArgs,
+    InterPodAffinityArgs,
+    NodeAffinityArgs,
+    NodeResourcesBalancedAllocationArgs,
+    NodeResourcesFitArgs,
     PodTopologySpreadArgs,
     ResourceSpec,
     ScoringStrategy,
-    TopologySpreadConstraint,
     VolumeBindingArgs,
-    load_config,
-    set_defaults,
 )
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

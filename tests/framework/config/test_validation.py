@@ -7,7 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from framework.config import (
+from framework.config.defaults import default_configuration, set_defaults
+from framework.config.load import load_config
+from framework.config.types import (
     ClientConnectionConfiguration,
     DefaultPreemptionArgs,
     Extender,
@@ -22,11 +24,8 @@ from framework.config import (
     Plugins,
     PluginSet,
     VolumeBindingArgs,
-    default_configuration,
-    load_config,
-    set_defaults,
-    validate,
 )
+from framework.config.validation import validate
 from framework.features import FeatureGates
 
 INVALID = "Invalid value"

@@ -6,28 +6,30 @@ from datetime import timedelta
 
 import pytest
 
-from framework.config import (
-    DefaultPreemptionArgs,
-    DynamicResourcesArgs,
-    InterPodAffinityArgs,
+from framework.config.corev1 import (
     LabelSelector,
     NodeAffinity,
-    NodeAffinityArgs,
-    NodeResourcesBalancedAllocationArgs,
-    NodeResourcesFitArgs,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
-    PodTopologySpreadArgs,
     PreferredSchedulingTerm,
+    TopologySpreadConstraint,
+)
+from framework.config.field import Path
+from framework.config.types import (
+    DefaultPreemptionArgs,
+    DynamicResourcesArgs,
+    InterPodAffinityArgs,
+    NodeAffinityArgs,
+    NodeResourcesBalancedAllocationArgs,
+    NodeResourcesFitArgs,
+    PodTopologySpreadArgs,
     RequestedToCapacityRatioParam,
     ResourceSpec,
     ScoringStrategy,
-    TopologySpreadConstraint,
     UtilizationShapePoint,
     VolumeBindingArgs,
 )
-from framework.config.field import Path
 from framework.config.validation_pluginargs import (
     validate_default_preemption_args,
     validate_dynamic_resources_args,

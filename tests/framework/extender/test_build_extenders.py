@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from framework.config import default_configuration, load_config, set_defaults
+from framework.config.defaults import default_configuration, set_defaults
+from framework.config.load import load_config
 from framework.config.types import (
     Extender,
     ExtenderManagedResource,
@@ -12,7 +13,8 @@ from framework.config.types import (
     NodeResourcesFitArgs,
     PluginConfig,
 )
-from framework.extender import BuildExtendersError, ExtenderTLSError, build_extenders
+from framework.extender.build import BuildExtendersError, build_extenders
+from framework.extender.tls import ExtenderTLSError
 
 
 def configuration(*extenders: Extender):

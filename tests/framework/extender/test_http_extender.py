@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from framework.api.loader import load_objects
-from framework.backend.cache import new_snapshot
+from framework.backend.cache.snapshot import new_snapshot
 from framework.config.types import Extender, ExtenderManagedResource
-from framework.extender import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, HTTPExtender
+from framework.extender.http_extender import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, HTTPExtender
 from framework.extender.types import MetaVictims
 from framework.interface.node_info import NodeInfo
 from framework.preemption.types import Victims

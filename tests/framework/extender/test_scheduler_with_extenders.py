@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from framework.backend.cache import Cache
+from framework.backend.cache.cache import Cache
 from framework.backend.queue.scheduling_queue import PriorityQueue
 from framework.cluster.memory import InMemoryCluster
 from framework.config.types import Extender, ExtenderManagedResource
-from framework.extender import HTTPExtender
+from framework.extender.http_extender import HTTPExtender
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.scheduler.scheduler import Scheduler

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from framework.config.types import Extender, ExtenderTLSConfig
-from framework.extender import ExtenderError, ExtenderTLSError, HTTPExtender
+from framework.extender.http_extender import ExtenderError, HTTPExtender
+from framework.extender.tls import ExtenderTLSError
 from tests.framework.builders import make_node_info, make_pod
 from tests.framework.extender.servers import FIXTURES, ScriptedServer, server_tls, serving
 

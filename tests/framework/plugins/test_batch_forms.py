@@ -14,13 +14,13 @@ import pytest
 
 from framework.api.node import Node
 from framework.backend.cache.snapshot import new_snapshot
-from framework.config import (
+from framework.config.corev1 import (
     NodeAffinity,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
-    default_configuration,
 )
+from framework.config.defaults import default_configuration
 from framework.config.types import (
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,

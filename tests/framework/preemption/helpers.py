@@ -28,9 +28,9 @@ from framework.interface.plugins import FilterPlugin, Plugin, PreFilterExtension
 from framework.interface.status import Code, Status
 from framework.interface.types import PreFilterResult
 from framework.plugins.feature import Features
-from framework.plugins.interpodaffinity import InterPodAffinity
-from framework.plugins.noderesources import Fit
-from framework.plugins.podtopologyspread import PodTopologySpread
+from framework.plugins.interpodaffinity.plugin import InterPodAffinity
+from framework.plugins.noderesources.fit import Fit
+from framework.plugins.podtopologyspread.plugin import PodTopologySpread
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.scheduler.events import EventRecorder

@@ -11,16 +11,15 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeToStatus
 from framework.plugins.feature import Features
-from framework.preemption import (
-    Candidate,
+from framework.preemption.executor import Executor
+from framework.preemption.preemption import (
     Evaluator,
-    Executor,
     Interface,
-    StartTimes,
-    Victims,
     pick_one_node_for_preemption,
+    tied_nodes_for_preemption,
 )
-from framework.preemption.preemption import tied_nodes_for_preemption
+from framework.preemption.start_time import StartTimes
+from framework.preemption.types import Candidate, Victims
 from framework.util.clock import FakeClock
 from tests.framework.preemption.builders import (
     HIGH_PRIORITY,

@@ -11,8 +11,8 @@ import pytest
 
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.preemption import Candidate, Executor, PodPreemptor, Victims
-from framework.preemption.executor import PendingVictim
+from framework.preemption.executor import Executor, PendingVictim, PodPreemptor
+from framework.preemption.types import Candidate, Victims
 from tests.framework.preemption.builders import HIGH_PRIORITY, MID_PRIORITY, VERY_LARGE, node, pod
 from tests.framework.preemption.helpers import RecordingCluster, new_framework
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from framework.backend.cache import Cache
+from framework.backend.cache.cache import Cache
 from framework.backend.queue.scheduling_queue import PriorityQueue
 from framework.cluster.memory import InMemoryCluster
 from framework.interface.status import Code

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from framework.api.loader import parse_object
 from framework.cluster.memory import InMemoryCluster
-from framework.config import default_configuration
+from framework.config.defaults import default_configuration
 from framework.interface.status import Code, Status
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler

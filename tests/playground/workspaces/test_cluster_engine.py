@@ -9,7 +9,7 @@ import pytest
 
 from framework.api.loader import load_objects
 from framework.cluster.memory import InMemoryCluster
-from framework.config import default_configuration
+from framework.config.defaults import default_configuration
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.simulator import CREATION_SPACING, SIMULATION_EPOCH

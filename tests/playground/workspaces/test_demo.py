@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from framework.config import default_configuration
+from framework.config.defaults import default_configuration
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.simulator import SIMULATION_EPOCH

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from framework.config import default_configuration, load_config, set_defaults, validate
+from framework.config.defaults import default_configuration, set_defaults
+from framework.config.load import load_config
+from framework.config.validation import validate
 from playground.workspaces.services import (
     add_configuration_revision,
     configuration_problems,

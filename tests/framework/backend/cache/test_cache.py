@@ -9,7 +9,9 @@ import pytest
 
 from framework.api.pod import PodCondition
 from framework.api.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
-from framework.backend.cache import Cache, CacheCorruptedError, CacheError, Snapshot
+from framework.backend.cache.cache import Cache
+from framework.backend.cache.errors import CacheCorruptedError, CacheError
+from framework.backend.cache.snapshot import Snapshot
 from framework.interface.node_info import ImageStateSummary, Resource
 
 from .helpers import (

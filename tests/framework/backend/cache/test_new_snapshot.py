@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from framework.backend.cache import CacheError, NodeInfoNotFoundError, new_snapshot
+from framework.backend.cache.errors import CacheError, NodeInfoNotFoundError
 from framework.backend.cache.snapshot import (
     create_image_existence_map,
     create_used_pvc_set,
     get_node_image_states,
+    new_snapshot,
 )
 from framework.interface.node_info import ImageStateSummary, PodInfo
 

@@ -10,8 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from framework.backend.cache import Cache, NodeInfoNotFoundError, Snapshot
-from framework.backend.cache.errors import SnapshotInconsistentError
+from framework.backend.cache.cache import Cache
+from framework.backend.cache.errors import NodeInfoNotFoundError, SnapshotInconsistentError
+from framework.backend.cache.snapshot import Snapshot
 from framework.interface.node_info import NodeInfo, PodInfo
 
 from .helpers import node, pod, pod_with_affinity, pod_with_anti_affinity, pod_with_pvc

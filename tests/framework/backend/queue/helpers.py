@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from framework.api.pod import DEFAULT_SCHEDULER_NAME, Pod
-from framework.backend.queue import PriorityQueue, QueueingHintFunction, QueueingHintMap
+from framework.backend.queue.queueing_hints import QueueingHintFunction, QueueingHintMap
+from framework.backend.queue.scheduling_queue import PriorityQueue
 from framework.config.types import KubeSchedulerProfile, Plugins, PluginSet
 from framework.config.types import Plugin as PluginRef
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint

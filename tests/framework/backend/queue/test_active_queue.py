@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from framework.backend.queue import SchedulingQueueError
+from framework.backend.queue.scheduling_queue import SchedulingQueueError
 from framework.interface.cluster_events import EVENT_UNSCHEDULABLE_TIMEOUT
 from framework.util.clock import FakeClock
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from framework.backend.queue import InFlightEvent
+from framework.backend.queue.active_queue import InFlightEvent
 from framework.interface.cluster_events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_FORCE_ACTIVATE,

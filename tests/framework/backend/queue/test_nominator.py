@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from framework.backend.queue import PriorityQueue
+from framework.backend.queue.scheduling_queue import PriorityQueue
 from framework.cluster.memory import InMemoryCluster
 from framework.interface.node_info import PodInfo
 from framework.interface.types import NominatingInfo, NominatingMode

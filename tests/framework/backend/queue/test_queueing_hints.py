@@ -6,8 +6,11 @@ import datetime as dt
 
 import pytest
 
-from framework.backend.queue import QueueingStrategy, build_queueing_hint_map
-from framework.backend.queue.queueing_hints import default_queueing_hint_fn
+from framework.backend.queue.queueing_hints import (
+    QueueingStrategy,
+    build_queueing_hint_map,
+    default_queueing_hint_fn,
+)
 from framework.interface.cluster_events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_FORCE_ACTIVATE,

@@ -9,7 +9,7 @@ from framework.cluster.memory import InMemoryCluster
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.plugins import names
-from framework.plugins.defaultbinder import DefaultBinder
+from framework.plugins.defaultbinder.default_binder import DefaultBinder
 from framework.plugins.feature import Features
 from tests.framework.builders import make_pod
 from tests.framework.plugins.in_tree import InTree

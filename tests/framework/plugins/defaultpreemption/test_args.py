@@ -7,7 +7,7 @@ import random
 import pytest
 
 from framework.config.types import DefaultPreemptionArgs, NodeResourcesFitArgs
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from tests.framework.preemption.helpers import default_preemption_args, new_framework
 

@@ -14,7 +14,7 @@ import pytest
 
 from framework.config.types import DefaultPreemptionArgs
 from framework.interface.status import Code
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from framework.testing.fake_plugins import FakeFilter
 from tests.framework.preemption.builders import (

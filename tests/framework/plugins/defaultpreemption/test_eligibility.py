@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from framework.interface.status import Code, Status
-from framework.plugins.defaultpreemption import DefaultPreemption
-from framework.plugins.defaultpreemption.default_preemption import pod_terminating_by_preemption
+from framework.plugins.defaultpreemption.default_preemption import (
+    DefaultPreemption,
+    pod_terminating_by_preemption,
+)
 from framework.plugins.feature import Features
 from tests.framework.preemption.builders import HIGH_PRIORITY, LOW_PRIORITY, node, pod
 from tests.framework.preemption.helpers import default_preemption_args, new_framework

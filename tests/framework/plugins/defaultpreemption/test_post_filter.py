@@ -14,7 +14,7 @@ from framework.interface.types import (
     NominatingMode,
     PostFilterResult,
 )
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from tests.framework.preemption.builders import (
     HIGH_PRIORITY,

@@ -8,7 +8,7 @@ import pytest
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeToStatus
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from framework.preemption.executor import PendingVictim
 from tests.framework.preemption.builders import HIGH_PRIORITY, ONE_POD, node, pod

@@ -12,7 +12,7 @@ import pytest
 from framework.api.pod import PodCondition
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeToStatus, NominatingInfo, NominatingMode
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from tests.framework.preemption.builders import (
     HIGH_PRIORITY,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from framework.api.pod import Pod
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from tests.framework.preemption.builders import (
     HIGH_PRIORITY,

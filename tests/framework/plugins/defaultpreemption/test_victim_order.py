@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeToStatus
-from framework.plugins.defaultpreemption import DefaultPreemption
+from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.feature import Features
 from tests.framework.preemption.builders import node, pod
 from tests.framework.preemption.helpers import (

@@ -18,7 +18,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeScore, NodeToStatus, PreBindPreFlightResult
-from framework.plugins.dynamicresources import DynamicResources
+from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.plugins.feature import Features
 from tests.framework.builders import make_pod
 from tests.framework.storage.builders import FakeHandle

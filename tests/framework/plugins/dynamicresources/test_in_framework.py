@@ -7,7 +7,7 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code
 from framework.interface.types import NodeToStatus
 from framework.plugins import names
-from framework.plugins.dynamicresources import DynamicResources
+from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort

@@ -14,8 +14,11 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import ImageStateSummary, NodeInfo
 from framework.interface.types import MAX_NODE_SCORE
 from framework.plugins import names
-from framework.plugins.imagelocality import ImageLocality
-from framework.plugins.imagelocality.image_locality import calculate_priority, normalized_image_name
+from framework.plugins.imagelocality.image_locality import (
+    ImageLocality,
+    calculate_priority,
+    normalized_image_name,
+)
 from tests.framework.builders import StaticLister
 from tests.framework.plugins.in_tree import InTree
 from tests.framework.runtime.helpers import framework_of

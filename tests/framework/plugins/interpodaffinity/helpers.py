@@ -14,7 +14,7 @@ from framework.backend.cache.snapshot import new_snapshot
 from framework.cluster.memory import InMemoryCluster
 from framework.config.types import InterPodAffinityArgs
 from framework.plugins.feature import Features
-from framework.plugins.interpodaffinity import InterPodAffinity
+from framework.plugins.interpodaffinity.plugin import InterPodAffinity
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from tests.framework.plugins.wrappers import make_node, make_pod

@@ -7,7 +7,7 @@ import pytest
 from framework.config.types import InterPodAffinityArgs
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.interpodaffinity import InterPodAffinity
+from framework.plugins.interpodaffinity.plugin import InterPodAffinity
 from tests.framework.plugins.oracle_replay import replay
 
 

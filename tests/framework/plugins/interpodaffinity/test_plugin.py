@@ -16,12 +16,12 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from framework.interface.node_info import PodInfo
 from framework.plugins.feature import Features
-from framework.plugins.interpodaffinity import InterPodAffinity
 from framework.plugins.interpodaffinity.filtering import get_pre_filter_state
 from framework.plugins.interpodaffinity.namespaces import (
     get_namespace_labels_snapshot,
     merge_affinity_term_namespaces_if_not_empty,
 )
+from framework.plugins.interpodaffinity.plugin import InterPodAffinity
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from tests.framework.plugins.interpodaffinity.helpers import (

@@ -6,7 +6,7 @@ from framework.config.corev1 import PreferredSchedulingTerm
 from framework.interface.cycle_state import CycleState
 from framework.interface.types import PreFilterResult
 from framework.plugins import names
-from framework.plugins.nodeaffinity import NodeAffinity
+from framework.plugins.nodeaffinity.node_affinity import NodeAffinity
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort

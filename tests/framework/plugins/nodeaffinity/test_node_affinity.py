@@ -10,7 +10,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeScore, PreFilterResult
 from framework.plugins.feature import Features
-from framework.plugins.nodeaffinity import NodeAffinity
+from framework.plugins.nodeaffinity.node_affinity import NodeAffinity
 from tests.framework.plugins.nodeaffinity.builders import (
     args,
     config_term,

@@ -14,11 +14,11 @@ from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from framework.plugins.nodedeclaredfeatures.features import Feature, FeatureFramework
 from framework.plugins.nodedeclaredfeatures.nodedeclaredfeatures import (
     ERR_REASON_UNSATISFIED_REQUIREMENTS,
     PRE_FILTER_STATE_KEY,
+    NodeDeclaredFeatures,
     _PreFilterState,
 )
 from tests.framework.builders import StaticLister, make_pod

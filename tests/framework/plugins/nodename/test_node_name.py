@@ -8,8 +8,7 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.events import ActionType, ClusterEvent, EventResource
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.plugins.nodename import NodeName
-from framework.plugins.nodename.node_name import ERR_REASON
+from framework.plugins.nodename.node_name import ERR_REASON, NodeName
 from tests.framework.builders import make_node_info, make_pod
 
 

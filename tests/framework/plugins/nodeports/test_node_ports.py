@@ -13,8 +13,7 @@ from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.nodeports import NodePorts, fits
-from framework.plugins.nodeports.node_ports import ERR_REASON
+from framework.plugins.nodeports.node_ports import ERR_REASON, NodePorts, fits
 from tests.framework.builders import StaticLister, make_node, make_pod
 from tests.framework.plugins.in_tree import InTree
 from tests.framework.runtime.helpers import framework_of

@@ -9,8 +9,8 @@ from framework.config.types import NodeResourcesBalancedAllocationArgs, Resource
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code
 from framework.plugins.feature import Features
-from framework.plugins.noderesources import BalancedAllocation
 from framework.plugins.noderesources.balanced_allocation import (
+    BalancedAllocation,
     balanced_resource_score,
     balanced_resource_scorer,
 )

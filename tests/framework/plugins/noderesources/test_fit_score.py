@@ -15,7 +15,7 @@ from framework.config.types import (
     UtilizationShapePoint,
 )
 from framework.plugins.feature import Features
-from framework.plugins.noderesources import Fit
+from framework.plugins.noderesources.fit import Fit
 from tests.framework.plugins.noderesources.builders import (
     container,
     make_node,

@@ -12,7 +12,8 @@ from framework.config.types import (
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code
 from framework.plugins import names
-from framework.plugins.noderesources import BalancedAllocation, Fit
+from framework.plugins.noderesources.balanced_allocation import BalancedAllocation
+from framework.plugins.noderesources.fit import Fit
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort

@@ -13,7 +13,7 @@ from framework.config.types import (
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code
 from framework.plugins.feature import Features
-from framework.plugins.noderesources import Fit
+from framework.plugins.noderesources.fit import Fit
 from tests.framework.plugins.noderesources.builders import (
     make_node,
     make_pod,

@@ -11,7 +11,7 @@ from framework.config.types import (
     ScoringStrategy,
 )
 from framework.plugins.feature import Features
-from framework.plugins.noderesources import Fit
+from framework.plugins.noderesources.fit import Fit
 from tests.framework.plugins.noderesources.builders import (
     container,
     make_node,

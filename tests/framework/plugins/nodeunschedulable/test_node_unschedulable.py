@@ -12,8 +12,10 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.plugins.nodeunschedulable import NodeUnschedulable
-from framework.plugins.nodeunschedulable.node_unschedulable import ERR_REASON_UNSCHEDULABLE
+from framework.plugins.nodeunschedulable.node_unschedulable import (
+    ERR_REASON_UNSCHEDULABLE,
+    NodeUnschedulable,
+)
 from tests.framework.builders import make_pod
 
 UNSCHEDULABLE_TOLERATION = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}

@@ -11,8 +11,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.plugins.nodevolumelimits import CSILimits
-from framework.plugins.nodevolumelimits.csi import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED
+from framework.plugins.nodevolumelimits.csi import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, CSILimits
 from tests.framework.builders import make_node, make_pod
 from tests.framework.storage.builders import (
     FakeHandle,

@@ -15,13 +15,13 @@ from framework.cluster.memory import InMemoryCluster
 from framework.config.corev1 import TopologySpreadConstraint as ConfigConstraint
 from framework.config.types import LIST_DEFAULTING, PodTopologySpreadArgs
 from framework.plugins.feature import Features
-from framework.plugins.podtopologyspread import PodTopologySpread
 from framework.plugins.podtopologyspread.common import (
     NODE_INCLUSION_POLICY_HONOR,
     NODE_INCLUSION_POLICY_IGNORE,
     TopologySpreadConstraint,
 )
 from framework.plugins.podtopologyspread.filtering import PreFilterState
+from framework.plugins.podtopologyspread.plugin import PodTopologySpread
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from tests.framework.plugins.wrappers import make_label_selector, make_node, make_pod

@@ -11,7 +11,7 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import PodInfo
 from framework.interface.status import Code, Status
 from framework.plugins import names
-from framework.plugins.podtopologyspread import PodTopologySpread
+from framework.plugins.podtopologyspread.plugin import PodTopologySpread
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort

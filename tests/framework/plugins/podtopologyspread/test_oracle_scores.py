@@ -7,7 +7,7 @@ import pytest
 from framework.config.types import PodTopologySpreadArgs
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.podtopologyspread import PodTopologySpread
+from framework.plugins.podtopologyspread.plugin import PodTopologySpread
 from tests.framework.plugins.oracle_replay import replay
 
 

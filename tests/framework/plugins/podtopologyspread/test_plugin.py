@@ -12,8 +12,7 @@ import pytest
 
 from framework.config.types import InterPodAffinityArgs, PodTopologySpreadArgs
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
-from framework.plugins.podtopologyspread import PodTopologySpread
-from framework.plugins.podtopologyspread.plugin import SYSTEM_DEFAULT_CONSTRAINTS
+from framework.plugins.podtopologyspread.plugin import SYSTEM_DEFAULT_CONSTRAINTS, PodTopologySpread
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from tests.framework.plugins.podtopologyspread.helpers import (

@@ -7,7 +7,7 @@ import pytest
 from framework.interface.node_info import PodInfo
 from framework.interface.types import QueuedPodInfo
 from framework.plugins.feature import Features
-from framework.plugins.queuesort import PrioritySort
+from framework.plugins.queuesort.priority_sort import PrioritySort
 from tests.framework.builders import make_pod
 
 LOW, HIGH = 10, 100

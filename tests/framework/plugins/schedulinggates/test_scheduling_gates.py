@@ -8,7 +8,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.schedulinggates import SchedulingGates
+from framework.plugins.schedulinggates.scheduling_gates import SchedulingGates
 from tests.framework.builders import make_pod
 from tests.framework.plugins.in_tree import InTree
 from tests.framework.runtime.helpers import framework_of

@@ -15,7 +15,7 @@ from framework.interface.status import Code, Status
 from framework.interface.types import MAX_NODE_SCORE, NodeScore
 from framework.plugins import names
 from framework.plugins.feature import Features
-from framework.plugins.tainttoleration import TaintToleration
+from framework.plugins.tainttoleration.taint_toleration import TaintToleration
 from tests.framework.builders import StaticLister, make_node, make_pod
 from tests.framework.plugins.in_tree import InTree
 from tests.framework.runtime.helpers import framework_of

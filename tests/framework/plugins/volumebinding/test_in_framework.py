@@ -6,7 +6,7 @@ from framework.config.types import VolumeBindingArgs
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code
 from framework.plugins import names
-from framework.plugins.volumebinding import VolumeBinding
+from framework.plugins.volumebinding.volume_binding import VolumeBinding
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort

@@ -9,7 +9,7 @@ import pytest
 from framework.config.types import VolumeBindingArgs
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from framework.plugins.feature import Features
-from framework.plugins.volumebinding import VolumeBinding
+from framework.plugins.volumebinding.volume_binding import VolumeBinding
 from tests.framework.builders import make_pod
 from tests.framework.storage.builders import (
     CSIStorageCapacity,

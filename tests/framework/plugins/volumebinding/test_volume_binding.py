@@ -12,9 +12,8 @@ from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.interface.types import PreBindPreFlightResult
 from framework.plugins.feature import Features
-from framework.plugins.volumebinding import VolumeBinding
 from framework.plugins.volumebinding.binder import PodVolumes
-from framework.plugins.volumebinding.volume_binding import STATE_KEY, _StateData
+from framework.plugins.volumebinding.volume_binding import STATE_KEY, VolumeBinding, _StateData
 from tests.framework.builders import make_node, make_pod
 from tests.framework.storage.builders import (
     IMMEDIATE,

@@ -11,10 +11,10 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.node_info import NodeInfo, PodInfo
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.plugins.volumerestrictions import VolumeRestrictions
 from framework.plugins.volumerestrictions.volume_restrictions import (
     ERR_REASON_DISK_CONFLICT,
     ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
+    VolumeRestrictions,
 )
 from tests.framework.builders import make_node, make_pod
 from tests.framework.storage.builders import FakeHandle, make_pvc, pod_with_volumes, pvc_volume

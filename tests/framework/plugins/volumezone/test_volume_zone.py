@@ -11,8 +11,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource, 
 from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.plugins.volumezone import VolumeZone
-from framework.plugins.volumezone.volume_zone import ERR_REASON_CONFLICT
+from framework.plugins.volumezone.volume_zone import ERR_REASON_CONFLICT, VolumeZone
 from tests.framework.builders import make_node, make_pod
 from tests.framework.storage.builders import (
     WAIT,
