@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
-import time
-from collections.abc import Mapping, Sequence
-
-from django.apps import AppConfig, apps
-from django.conf import settings
+from django.apps import AppConfig
 
 
 class SchedulingConfig(AppConfig):
@@ -17,31 +10,8 @@ class SchedulingConfig(AppConfig):
     label = "scheduling"
 
     def ready(self) -> None:
-        """Embedded runs start the Celery worker inside the process that serves the pages.
+        """Loads the project's Celery app as Django starts, in every process, so that tasks sent
+        from the web process go to the project's broker, not to Celery's default one.
 
-        It starts once every app is ready (the worker sets Django up again, which cannot
-        happen while the app registry is still being populated).
-        """
-        if settings.EMBEDDED_WORKER and serves_the_playground(sys.argv, os.environ):
-            threading.Thread(
-                target=_start_embedded_worker, name="embedded-start", daemon=True
-            ).start()
-
-
-def serves_the_playground(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
-    """Whether this process answers HTTP: ``daphne ...``, or ``manage.py runserver`` in the
-    process that serves (with autoreload, the child the reloader starts, not the reloader)."""
-    program = os.path.basename(argv[0]) if argv else ""
-    if program == "daphne":
-        return True
-    if "runserver" not in argv:
-        return False
-    return environ.get("RUN_MAIN") == "true" or "--noreload" in argv
-
-
-def _start_embedded_worker() -> None:
-    while not apps.ready:
-        time.sleep(0.05)
-    from playground.scheduling.embedded_worker import start_embedded_worker
-
-    start_embedded_worker()
+        The embedded worker is not started here: see ``playground.asgi``."""
+        import playground.celery  # noqa: F401

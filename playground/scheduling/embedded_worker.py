@@ -6,16 +6,19 @@ Each running scheduler service holds a thread for as long as it runs, so the ser
 limited to ``services`` threads and the others stay free for binding tasks. The watchdog
 starts every workspace's service.
 
-``start_embedded_worker()`` is idempotent. The scheduling app starts it when the process serves
-the playground (``runserver`` / daphne) and ``EMBEDDED_WORKER`` is on; tests start their own.
+``start_embedded_worker()`` is idempotent. ``playground.asgi`` starts it, once it has built
+the ASGI application, when the process serves the playground (``runserver`` / daphne) and
+``EMBEDDED_WORKER`` is on; tests start their own.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
+import os
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from celery import bootsteps
@@ -82,7 +85,7 @@ class EmbeddedWorker:
             raise RuntimeError("the embedded Celery worker did not start")
         self.worker, self._thread = worker, thread
         if self.run_watchdog:
-            watchdog.start_watchdog()
+            watchdog.start_watchdog(tasks.ensure_all_schedulers_running)
         return self
 
     def stop(self, release: bool = True, timeout: float = 10.0) -> None:
@@ -105,6 +108,29 @@ class EmbeddedWorker:
 
 _embedded: EmbeddedWorker | None = None
 _lock = threading.Lock()
+
+
+def serves_the_playground(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether this process answers HTTP: ``daphne ...``, or ``manage.py runserver`` in the
+    process that serves (with autoreload, the child the reloader starts, not the reloader)."""
+    program = os.path.basename(argv[0]) if argv else ""
+    if program == "daphne":
+        return True
+    if "runserver" not in argv:
+        return False
+    return environ.get("RUN_MAIN") == "true" or "--noreload" in argv
+
+
+def start_embedded_worker_if_serving() -> EmbeddedWorker | None:
+    """Starts the embedded worker in a process that serves the playground, when it is on.
+
+    Called by the thread that loads the ASGI application, and it waits until the worker is
+    ready: the worker's thread imports Celery's modules and the tasks' while the serving
+    thread waits, never while it is still importing the project.
+    """
+    if settings.EMBEDDED_WORKER and serves_the_playground(sys.argv, os.environ):
+        return start_embedded_worker()
+    return None
 
 
 def start_embedded_worker() -> EmbeddedWorker:

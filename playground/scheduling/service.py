@@ -47,7 +47,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from framework.api.pod import Pod
-from framework.config import default_configuration
+from framework.config.defaults import default_configuration
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
@@ -84,7 +84,8 @@ BINDING_BATCH = 25
 """Pods at most per binding task."""
 
 Dispatch = Callable[[list[BindingRequest]], None]
-"""Sends a batch of binding requests to a binding task."""
+"""Sends a batch of binding requests to a binding task: the tasks module hands in its own
+sender (it imports this module, so this one cannot import it), tests a recorder."""
 
 
 class ServiceStopped(Exception):
@@ -112,7 +113,7 @@ class SchedulerService:
         clock: Clock | None = None,
         task_id: str = "",
         registry: Registry | None = None,
-        dispatch: Dispatch | None = None,
+        dispatch: Dispatch,
         cycles_per_tick: int = CYCLES_PER_TICK,
         status_interval: float = STATUS_INTERVAL,
         binding_batch: int = BINDING_BATCH,
@@ -123,7 +124,7 @@ class SchedulerService:
         self.clock: Clock = clock or RealClock()
         self.task_id = task_id
         self.registry = registry or playground_registry()
-        self.dispatch = dispatch or _send_to_binding_task
+        self.dispatch = dispatch
         self.cycles_per_tick = cycles_per_tick
         self.status_interval = status_interval
         self.binding_batch = binding_batch
@@ -517,9 +518,3 @@ class SchedulerService:
 
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.clock.now(), tz=UTC)
-
-
-def _send_to_binding_task(batch: list[BindingRequest]) -> None:
-    from playground.scheduling.tasks import run_binding_cycles
-
-    run_binding_cycles.delay([request.to_json() for request in batch])

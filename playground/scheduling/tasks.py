@@ -68,7 +68,9 @@ def run_scheduler_service(self: Any, workspace_id: int) -> str:
         return "no room for another service in this worker"
     task_id = self.request.id or uuid.uuid4().hex
     holder = f"{socket.gethostname()}:{os.getpid()}:{task_id}"
-    service = SchedulerService(workspace_id, holder, task_id=task_id)
+    service = SchedulerService(
+        workspace_id, holder, task_id=task_id, dispatch=_send_to_binding_tasks
+    )
     try:
         if not service.start():
             return "another worker holds the lease"
@@ -93,6 +95,10 @@ def run_binding_cycles(requests: list[dict[str, Any]]) -> str:
         return f"bound {bound} of {len(outcomes)}"
     finally:
         close_old_connections()
+
+
+def _send_to_binding_tasks(batch: list[BindingRequest]) -> None:
+    run_binding_cycles.delay([request.to_json() for request in batch])
 
 
 def ensure_scheduler_running(workspace: Workspace | int) -> bool:
@@ -165,4 +171,4 @@ def _stop_services_on_shutdown(**_: Any) -> None:
 def _watch_workspaces(sender: Any, **_: Any) -> None:
     """A worker of the scheduler queue (production) runs the watchdog that starts services."""
     if SCHEDULER_QUEUE in {queue.name for queue in sender.task_consumer.queues}:
-        watchdog.start_watchdog()
+        watchdog.start_watchdog(ensure_all_schedulers_running)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -17,9 +18,14 @@ logger = logging.getLogger(__name__)
 
 
 class Watchdog:
-    """A daemon thread calling ``ensure_all_schedulers_running`` every ``interval`` seconds."""
+    """A daemon thread calling ``check`` every ``interval`` seconds.
 
-    def __init__(self, interval: float | None = None) -> None:
+    ``check`` is the tasks module's ``ensure_all_schedulers_running``, handed in by whoever
+    starts the watchdog (that module imports this one).
+    """
+
+    def __init__(self, check: Callable[[], object], interval: float | None = None) -> None:
+        self.check = check
         self.interval = interval or float(settings.SCHEDULER_LEASE_SECONDS) / 2
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="scheduler-watchdog", daemon=True)
@@ -34,11 +40,9 @@ class Watchdog:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        from playground.scheduling.tasks import ensure_all_schedulers_running
-
         while not self._stop.wait(self.interval):
             try:
-                ensure_all_schedulers_running()
+                self.check()
             except Exception:  # the database or broker is away: try again next time
                 logger.exception("the scheduler watchdog failed")
             finally:
@@ -49,12 +53,12 @@ _watchdog: Watchdog | None = None
 _lock = threading.Lock()
 
 
-def start_watchdog() -> Watchdog:
+def start_watchdog(check: Callable[[], object]) -> Watchdog:
     """The process's watchdog, started on first call."""
     global _watchdog
     with _lock:
         if _watchdog is None:
-            _watchdog = Watchdog().start()
+            _watchdog = Watchdog(check).start()
         return _watchdog
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.scheduling.apps import serves_the_playground
+from playground.scheduling.embedded_worker import serves_the_playground
 
 
 @pytest.mark.parametrize(
