@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
+from django.test import Client
 
 from playground.workspaces.models import Workspace
 
@@ -46,3 +47,25 @@ def test_a_given_username_and_password_are_used_and_a_password_can_be_reset():
     assert "(password reset)" in output
     assert authenticate(username="ada", password="n3w") is not None
     assert get_user_model().objects.count() == 1
+
+
+def test_the_same_password_again_keeps_the_hash_and_every_session_logged_in():
+    create_demo("--password", "same")
+    browser = Client()
+    assert browser.login(username="admin", password="same")
+    hashed = get_user_model().objects.get(username="admin").password
+    assert browser.get("/w/").status_code == 200
+
+    output = create_demo("--password", "same")
+
+    assert "Log in as admin with password same (unchanged)." in output
+    assert get_user_model().objects.get(username="admin").password == hashed
+    assert browser.get("/w/").status_code == 200
+
+
+def test_a_new_password_logs_the_old_sessions_out():
+    create_demo("--password", "old")
+    browser = Client()
+    assert browser.login(username="admin", password="old")
+    create_demo("--password", "new")
+    assert browser.get("/w/").status_code == 302

@@ -1,7 +1,9 @@
 """``manage.py create_demo``: an administrator and the demo workspace, whatever exists already.
 
 Run by the one-command start-up, so it must be safe to run every time: an existing user keeps
-its password unless ``--password`` is given, and an existing demo workspace is left as it is.
+its password unless ``--password`` gives another one, and an existing demo workspace is left as
+it is. The password is set only when it differs: setting it again, even to the same text, makes
+a new hash (a new salt), and Django logs out every session hashed with the old one.
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ class Command(BaseCommand):
             password = password or secrets.token_urlsafe(12)
             user = users.objects.create_superuser(username, password=password)
             return user, f"Log in as {username} with password {password} (new administrator)."
-        if password:
+        if password and not user.check_password(password):
             user.set_password(password)
             user.save(update_fields=["password"])
             return user, f"Log in as {username} with password {password} (password reset)."
+        if password:
+            return user, f"Log in as {username} with password {password} (unchanged)."
         return user, f"Log in as {username} (existing user, password unchanged)."
