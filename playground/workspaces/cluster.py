@@ -30,7 +30,7 @@ from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
 from framework.cluster.interface import BindError, NotFoundError
-from playground.workspaces import admission
+from playground.workspaces import admission, node_lifecycle
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
 from playground.workspaces.parsed import PARSED_OBJECTS
 
@@ -449,6 +449,8 @@ class DatabaseCluster:
         manifest["metadata"].setdefault("creationTimestamp", format_time(now))
         if obj.kind == "Pod":
             admission.admit_pod(manifest, obj.describe(), classes)
+        elif obj.kind == "Node":
+            node_lifecycle.reconcile_unschedulable_taint(manifest)
         change = ObjectChange(
             workspace_id=self.workspace_id,
             event_type=ADDED,
@@ -475,6 +477,8 @@ class DatabaseCluster:
         """Stores a new version of an existing object; its uid and creation time stay."""
         manifest = manifest_of(obj)
         _keep_identity(manifest, row, obj)
+        if obj.kind == "Node":
+            node_lifecycle.reconcile_unschedulable_taint(manifest)
         change = self._append_change(MODIFIED, row, old=row.manifest, new=manifest)
         row.manifest = manifest
         row.uid = manifest["metadata"]["uid"]

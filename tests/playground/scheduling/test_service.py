@@ -705,3 +705,25 @@ def test_the_status_is_published_at_once_when_the_work_settles(
 
 def statuses(sent):
     return [m["status"] for _, m in sent if m["type"] == "queue.status"]
+
+
+def test_a_pod_waiting_for_a_cordoned_node_binds_once_it_is_uncordoned(
+    make_service, cluster, binding_tasks
+):
+    taint = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    cordoned = {**node_manifest("n1"), "spec": {"unschedulable": True, "taints": [taint]}}
+    cluster.add(cordoned)
+    cluster.add(pod_manifest("web"))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    assert cluster.get("Pod", "web", "default").spec.node_name == ""
+
+    # As a person edits it: the stored manifest (with the taint) without spec.unschedulable.
+    uncordoned = cluster.get("Node", "n1").to_dict()
+    del uncordoned["spec"]["unschedulable"]
+    cluster.update(uncordoned)
+    settle(service, binding_tasks)
+
+    assert cluster.get("Pod", "web", "default").spec.node_name == "n1"
+    assert results() == [("default/web", "Unschedulable", ""), ("default/web", "Scheduled", "n1")]
