@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -95,8 +96,19 @@ class LiveConsumer(AsyncWebsocketConsumer):
             logger.exception("live update of %s failed", self.group)
 
     async def _send_html(self, html: str) -> None:
-        if html:
+        """Sends a fragment, unless the page has gone meanwhile.
+
+        A person who navigates quickly closes the socket while its first state is still being
+        rendered; Daphne then refuses the send (autobahn's ``Disconnected``: "Attempt to send on
+        a closed protocol") before the disconnect reaches this consumer. Nobody is left to read
+        the fragment, and the disconnect that follows cleans up: not an error.
+        """
+        if not html:
+            return
+        try:
             await self.send(text_data=html)
+        except Disconnected:
+            logger.debug("%s: the page closed its socket before an update", self.group)
 
     def _accessible_workspace(self) -> Workspace | None:
         slug = self.scope["url_route"]["kwargs"]["slug"]
