@@ -1,6 +1,7 @@
 """The project passes Django's checks and its front door sends people to log in."""
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client
 
@@ -36,3 +37,13 @@ def test_the_web_process_serves_static_files_with_debug_off(settings, tmp_path, 
     assert response.status_code == 200
     body = b"".join(response.streaming_content)
     assert body == (settings.BASE_DIR / "static" / path).read_bytes()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["/login/", "/admin/login/"])
+def test_every_page_finds_the_icon_even_one_that_names_none(client, page):
+    """The admin's pages name no icon, so browsers ask for /favicon.ico there (it was a 404)."""
+    assert client.get(page).status_code == 200
+    response = client.get("/favicon.ico")
+    assert (response.status_code, response["Location"]) == (301, "/static/img/favicon.svg")
+    assert finders.find("img/favicon.svg") is not None
