@@ -1,6 +1,8 @@
 """Every model in the Django admin."""
 
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 
 from playground.workspaces import models
 
@@ -31,16 +33,33 @@ class ObjectChangeAdmin(admin.ModelAdmin):
     list_filter = ("workspace", "event_type", "kind")
 
 
+class RecordAdmin(admin.ModelAdmin):
+    """What the scheduler recorded: shown, never added or edited by hand.
+
+    An editable form also renders a choice of every row a foreign key may point to: the trace's
+    page listed every attempt of every workspace, and took over a second once there were a few
+    thousand.
+    """
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
 @admin.register(models.SchedulingAttempt)
-class SchedulingAttemptAdmin(admin.ModelAdmin):
+class SchedulingAttemptAdmin(RecordAdmin):
     list_display = ("id", "workspace", "pod_key", "result", "node", "created")
     list_filter = ("workspace", "result")
+    list_select_related = ("workspace",)
     search_fields = ("pod_key", "message")
 
 
 @admin.register(models.AttemptTrace)
-class AttemptTraceAdmin(admin.ModelAdmin):
+class AttemptTraceAdmin(RecordAdmin):
     list_display = ("attempt", "event_count", "raw_size")
+    list_select_related = ("attempt",)
     exclude = ("data",)
 
 
