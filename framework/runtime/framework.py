@@ -101,6 +101,9 @@ class Framework:
     ) -> None:
         self.registry = registry
         self.observer = observer
+        self.per_node = False
+        """Call plugins node by node, as upstream does, even where they have a batch form: the
+        debugger turns it on for a cycle that may stop on one node (results are the same)."""
         self.clock: Clock = clock or RealClock()
         self.rng = rng if rng is not None else random.Random()
         """Randomness plugins may use (preemption's start offset); seeded for replays."""
@@ -457,6 +460,8 @@ class Framework:
 
         Nodes without nominated pods are filtered together; the others one by one.
         """
+        if self.per_node:
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, n) for n in nodes]
         nominated = self._nodes_with_nominated_pods()
         if not nominated:
             return self.run_filter_plugins_on_nodes(state, pod, nodes)
@@ -632,7 +637,7 @@ class Framework:
         """Each plugin's raw scores, in node order (batch forms score all nodes in one call)."""
         table: dict[str, list[int]] = {}
         for plugin in plugins:
-            if isinstance(plugin, BatchScorePlugin):
+            if isinstance(plugin, BatchScorePlugin) and not self.per_node:
                 scores, status = self._call_batch(
                     "score", plugin, plugin.score_nodes, state, pod, nodes
                 )

@@ -29,6 +29,7 @@ from framework.interface.types import (
     PluginScore,
     QueuedPodInfo,
 )
+from framework.scheduler.cycle import AttemptAborted, Cycle
 from framework.scheduler.fit_error import Diagnosis, FitError, NoNodesAvailableError
 from framework.scheduler.select_host import SortedNodeScores
 from framework.trace import EXTENSION_POINT, TraceEvent
@@ -104,6 +105,7 @@ class ScheduleOne:
     percentage_of_nodes_to_score: int
     next_start_node_index: int
     tie_breaker: Callable[[Pod, list[str], str], str] | None
+    current_cycle: Cycle | None
 
     # ------------------------------------------------------------------------------------------
     # ScheduleOne
@@ -139,6 +141,7 @@ class ScheduleOne:
         state = CycleState()
         pods_to_activate = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
+        self.current_cycle = Cycle(pod_info, state, framework)
         result, assumed_pod_info, status = self._scheduling_cycle(framework, state, pod_info)
         attempt.evaluated_nodes = result.evaluated_nodes
         attempt.feasible_nodes = result.feasible_nodes
@@ -165,10 +168,17 @@ class ScheduleOne:
                 pod_info,
                 Status.as_status(err),
             )
-        result, status = self._scheduling_algorithm(framework, state, pod_info)
+        try:
+            result, status = self._scheduling_algorithm(framework, state, pod_info)
+        except AttemptAborted as aborted:
+            return ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE), pod_info, aborted.status()
         if status is not None and not status.is_success():
             return result, pod_info, status
-        assumed, status = self._prepare_for_binding_cycle(framework, state, pod_info, result)
+        try:
+            assumed, status = self._prepare_for_binding_cycle(framework, state, pod_info, result)
+        except AttemptAborted as aborted:
+            assumed = self._abandon_assumed(framework, state, pod_info, result.suggested_host)
+            status = aborted.status()
         if status is not None and not status.is_success():
             return replace(result, nominating_info=CLEAR_NOMINATED_NODE), assumed, status
         return result, assumed, None
@@ -464,6 +474,17 @@ class ScheduleOne:
         framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
         self.cache.forget_pod(assumed.pod)
 
+    def _abandon_assumed(
+        self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo, host: str
+    ) -> QueuedPodInfo:
+        """After an abort at Reserve or Permit: Unreserve and Forget if the pod was assumed,
+        as a failing Reserve or Permit plugin would have caused."""
+        assumed = _deep_copy_queued(pod_info)
+        assumed.pod.spec.node_name = host
+        if self.cache.is_assumed_pod(assumed.pod):
+            self._unreserve_and_forget(framework, state, assumed, host)
+        return assumed
+
     # ------------------------------------------------------------------------------------------
     # Binding cycle
 
@@ -500,19 +521,29 @@ class ScheduleOne:
                 return
             self.bind_pod(framework, state, assumed.pod, result.suggested_host, bound)
 
+        cycle = self.current_cycle
+
+        def until_bind() -> Status | None:
+            self.current_cycle = cycle
+            try:
+                return self._binding_cycle_after_permit(framework, state, result, assumed)
+            except AttemptAborted as aborted:
+                return aborted.status()
+
         def after_permit(_: Any = None) -> None:
-            self.binding_executor.submit(
-                lambda: bind(self._binding_cycle_after_permit(framework, state, result, assumed))
-            )
+            self.binding_executor.submit(lambda: bind(until_bind()))
 
         def start() -> None:
-            status = self._binding_cycle_until_permit(framework, state, result, assumed)
+            try:
+                status = self._binding_cycle_until_permit(framework, state, result, assumed)
+            except AttemptAborted as aborted:
+                status = aborted.status()
             if status is not None:
                 finish(status)
                 return
             waiting_pod = framework.get_waiting_pod(assumed.pod.uid)
             if waiting_pod is None or waiting_pod.outcome() is not None:
-                bind(self._binding_cycle_after_permit(framework, state, result, assumed))
+                bind(until_bind())
                 return
             self._record_attempt(replace(attempt, result="Waiting", node=result.suggested_host))
             waiting_pod.add_done_callback(after_permit)

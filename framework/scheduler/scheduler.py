@@ -23,6 +23,7 @@ from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.runtime.waiting_pods import WaitingPodsMap
 from framework.scheduler.binding_executor import InlineExecutor
+from framework.scheduler.cycle import Cycle
 from framework.scheduler.event_handlers import ADDED, EventHandlers
 from framework.scheduler.events import EventRecorder
 from framework.scheduler.schedule_one import ScheduleOne, SchedulingAttempt
@@ -68,6 +69,8 @@ class Scheduler(ScheduleOne, EventHandlers):
 
         kube-scheduler's pick among equal totals depends on goroutine timing; replaying a real
         scheduler's run (the oracle tests, a recorded trace) needs its pick, not ours."""
+        self.current_cycle: Cycle | None = None
+        """The attempt whose plugins run now (see ``framework.scheduler.cycle``)."""
         self.on_attempt: Callable[[SchedulingAttempt], None] = on_attempt or (lambda a: None)
         self.binding_executor = binding_executor or InlineExecutor()
         self.event_recorder = event_recorder or EventRecorder(cluster, clock)
