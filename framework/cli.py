@@ -20,11 +20,13 @@ def build_parser() -> argparse.ArgumentParser:
     config_commands = config.add_subparsers(dest="config_command", required=True)
     from framework import simulate_command
     from framework.config import commands as config_cmds
+    from framework.debugger import console
     from framework.runtime import expand
 
     config_cmds.register(config_commands)
     expand.register(config_commands)
     simulate_command.register(commands)
+    console.register(commands)
     return parser
 
 

@@ -10,27 +10,57 @@ from typing import Any
 
 from framework.api.errors import ObjectError
 from framework.config.load import ConfigError
+from framework.debugger.arguments import add_breakpoint_arguments, breakpoints_from_arguments
+from framework.debugger.breakpoints import BreakpointError
+from framework.debugger.session import CONTINUE, Debugger, Stop, describe_stop
 from framework.runtime.framework import FrameworkError
 from framework.simulator import AttemptReport, Simulation, SimulationError
 
 
 def run(args: argparse.Namespace) -> int:
+    stops: list[Stop] = []
     try:
-        objects_text = _read_objects(args.objects)
-        simulation = Simulation(args.config, objects_text, seed=args.seed)
+        debugger = _recording_debugger(args, stops)
+        objects_text = read_objects(args.objects)
+        simulation = Simulation(args.config, objects_text, seed=args.seed, debugger=debugger)
         reports = simulation.run_one_at_a_time() if args.one_at_a_time else simulation.run()
-    except (OSError, ConfigError, ObjectError, FrameworkError, SimulationError) as err:
+    except (
+        OSError,
+        ConfigError,
+        ObjectError,
+        FrameworkError,
+        SimulationError,
+        BreakpointError,
+    ) as err:
         print(f"simulate: {err}", file=sys.stderr)
         return 1
     if args.output == "json":
-        json.dump({"pods": [r.to_dict() for r in reports]}, sys.stdout, indent=2)
+        output: dict[str, Any] = {"pods": [r.to_dict() for r in reports]}
+        if debugger is not None:
+            output["stops"] = [stop.to_dict() for stop in stops]
+        json.dump(output, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_table(reports))
+        sys.stdout.write("".join(f"stop: {describe_stop(stop)}\n" for stop in stops))
     return 0
 
 
-def _read_objects(path: str) -> str:
+def _recording_debugger(args: argparse.Namespace, stops: list[Stop]) -> Debugger | None:
+    """With ``--break``: a debugger that records every stop and continues at once, so the
+    placements are those of a run without it."""
+    breakpoints = breakpoints_from_arguments(args)
+    if not breakpoints:
+        return None
+
+    def record(stop: Stop) -> str:
+        stops.append(stop)
+        return CONTINUE
+
+    return Debugger(breakpoints, record)
+
+
+def read_objects(path: str) -> str:
     """The objects file's text; a file that cannot be read is reported as the config file is."""
     try:
         return Path(path).read_text()
@@ -75,4 +105,5 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="create each pending pod after the previous one's outcome; delete unschedulable ones",
     )
+    add_breakpoint_arguments(parser)
     parser.set_defaults(handler=run)

@@ -17,6 +17,7 @@ from framework.cluster.memory import InMemoryCluster
 from framework.config.defaults import set_defaults
 from framework.config.load import load_config
 from framework.config.validation import validate
+from framework.debugger.session import Debugger
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
 from framework.scheduler.schedule_one import SchedulingAttempt
@@ -104,8 +105,10 @@ class Simulation:
         seed: int = 0,
         registry: Registry | None = None,
         first_nodes: list[str] = (),
+        debugger: Debugger | None = None,
     ) -> None:
-        """``first_nodes`` are added to the cluster before the other nodes (cache order)."""
+        """``first_nodes`` are added to the cluster before the other nodes (cache order);
+        ``debugger`` observes the scheduler from the start (see ``framework.debugger``)."""
         cfg = load_config(config_source)
         set_defaults(cfg)
         errors = validate(cfg)
@@ -127,6 +130,8 @@ class Simulation:
             observer=self._events,
             on_attempt=self._on_attempt,
         )
+        if debugger is not None:
+            debugger.attach(self.scheduler)
         self.scheduler.start()
         self.cluster.watch(self._on_cluster_event)
 

@@ -1,0 +1,1 @@
+"""The step debugger: stop a pod's scheduling cycle at breakpoints and look at its state."""

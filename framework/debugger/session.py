@@ -1,0 +1,191 @@
+"""The debugger: an observer that stops the scheduling cycle at breakpoints.
+
+A stop is a blocking call to the controller inside the observer's ``on_event``, made while the
+scheduler waits for the plugin call or extension point that was just reported: the engine needs
+no other hook. The controller looks at the stop and answers with a command:
+
+- ``step``: stop at the next trace event (the next plugin call, or a point's summary);
+- ``next``: stop at the end of the current extension point (or of the next one, at an end);
+- ``continue``: stop at the next breakpoint;
+- ``run``: no more stops in this attempt;
+- ``abort``: end the attempt with an Error status (``AttemptAborted``); where the attempt can no
+  longer be ended (PreEnqueue, Unreserve, Bind, PostBind) it is taken as ``run``.
+
+A breakpoint narrowed to one node at Filter or Score turns on the runtime's per-node form for
+the cycles it concerns, so each node's call is an event of its own (the results are the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from framework.debugger import view
+from framework.debugger.breakpoints import Breakpoint
+from framework.scheduler.cycle import AttemptAborted, Cycle
+from framework.trace import EXTENSION_POINT, FanOut, TraceEvent
+
+if TYPE_CHECKING:
+    from framework.scheduler.scheduler import Scheduler
+
+STEP, NEXT, CONTINUE, RUN, ABORT = "step", "next", "continue", "run", "abort"
+COMMANDS = (STEP, NEXT, CONTINUE, RUN, ABORT)
+CANNOT_ABORT = frozenset({"preEnqueue", "unreserve", "bind", "postBind"})
+"""Where an attempt cannot be ended any more (or has not begun): abort is taken as run."""
+
+
+@dataclass
+class Stop:
+    """One stop: where, why, and the state a person needs there."""
+
+    pod: str
+    attempt: int
+    point: str
+    plugin: str
+    node: str | None
+    kind: str
+    reason: str
+    event: TraceEvent
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "attempt": self.attempt,
+            "point": self.point,
+            "plugin": self.plugin,
+            "node": self.node,
+            "kind": self.kind,
+            "reason": self.reason,
+            "event": self.event.to_dict(),
+            **self.state,
+        }
+
+
+Controller = Callable[[Stop], str]
+"""Answers a stop with one of COMMANDS (blocking for as long as the person looks)."""
+
+
+@dataclass
+class _Attempt:
+    """What the debugger keeps about one pod's attempt under way."""
+
+    cycle: Cycle | None
+    events: list[TraceEvent] = field(default_factory=list)
+    fired: set[Breakpoint] = field(default_factory=set)
+    mode: str = CONTINUE
+
+
+class Debugger:
+    """Stops a scheduler at breakpoints; ``attach`` it to a scheduler before it runs."""
+
+    def __init__(self, breakpoints: Iterable[Breakpoint], controller: Controller) -> None:
+        self.breakpoints = list(breakpoints)
+        self.controller = controller
+        self.scheduler: Scheduler | None = None
+        self.stops = 0
+        self._attempts: dict[str, _Attempt] = {}
+
+    def attach(self, scheduler: Scheduler) -> Debugger:
+        """Observes every profile of the scheduler, beside the observers it already has."""
+        self.scheduler = scheduler
+        for framework in scheduler.profiles.values():
+            current = framework.observer
+            framework.observer = self if current is None else FanOut(current, self)
+        return self
+
+    def on_event(self, event: TraceEvent) -> None:
+        attempt = self._attempt_of(event)
+        attempt.events.append(event)
+        if event.kind == EXTENSION_POINT and event.point == "preFilter":
+            self._choose_per_node_form(attempt)
+        reason = self._reason_to_stop(attempt, event)
+        if reason:
+            self._stop(attempt, event, reason)
+
+    # -- attempts --------------------------------------------------------------------------
+
+    def _attempt_of(self, event: TraceEvent) -> _Attempt:
+        """The pod's attempt; a new one when the scheduler started another cycle for it."""
+        cycle = self.scheduler.current_cycle if self.scheduler is not None else None
+        if cycle is not None and cycle.pod_info.pod.key != event.pod:
+            cycle = None
+        known = self._attempts.get(event.pod)
+        if known is None or (cycle is not None and known.cycle is not cycle):
+            known = self._attempts[event.pod] = _Attempt(cycle)
+        return known
+
+    def _choose_per_node_form(self, attempt: _Attempt) -> None:
+        cycle = attempt.cycle
+        if cycle is None:
+            return
+        pod, profile = cycle.pod_info.pod, cycle.framework.profile_name()
+        cycle.framework.per_node = any(
+            b.narrows_to_a_node() and b.applies_to(pod, profile) for b in self.breakpoints
+        )
+
+    # -- stopping --------------------------------------------------------------------------
+
+    def _reason_to_stop(self, attempt: _Attempt, event: TraceEvent) -> str:
+        if attempt.mode == RUN:
+            return ""
+        for breakpoint in self._breakpoints_for(attempt, event):
+            if breakpoint not in attempt.fired and breakpoint.matches(event):
+                attempt.fired.add(breakpoint)
+                return f"breakpoint {breakpoint}"
+        if attempt.mode == STEP:
+            return "step"
+        if attempt.mode == NEXT and event.kind == EXTENSION_POINT:
+            return "next"
+        return ""
+
+    def _breakpoints_for(self, attempt: _Attempt, event: TraceEvent) -> list[Breakpoint]:
+        cycle = attempt.cycle
+        if cycle is None:  # PreEnqueue: no cycle yet, so no pod object to match but the key
+            return [b for b in self.breakpoints if b.point == event.point and not b.selector]
+        pod, profile = cycle.pod_info.pod, event.profile
+        return [b for b in self.breakpoints if b.applies_to(pod, profile)]
+
+    def _stop(self, attempt: _Attempt, event: TraceEvent, reason: str) -> None:
+        self.stops += 1
+        stop = Stop(
+            pod=event.pod,
+            attempt=attempt.cycle.attempt if attempt.cycle is not None else 0,
+            point=event.point,
+            plugin=event.plugin,
+            node=event.node,
+            kind=event.kind,
+            reason=reason,
+            event=event,
+            state=self._state(attempt),
+        )
+        command = self.controller(stop)
+        if command not in COMMANDS:
+            raise ValueError(f"unknown debugger command {command!r} (one of {', '.join(COMMANDS)})")
+        if command == ABORT and event.point in CANNOT_ABORT:
+            command = RUN
+        if command == ABORT:
+            attempt.mode = CONTINUE  # breakpoints still show what the abort undoes (Unreserve)
+            raise AttemptAborted(f"aborted by the debugger at {event.point}")
+        attempt.mode = command
+
+    def _state(self, attempt: _Attempt) -> dict[str, Any]:
+        scheduler = self.scheduler
+        state: dict[str, Any] = {"results": view.results_so_far(attempt.events)}
+        if scheduler is None:
+            return state
+        nodes = scheduler.snapshot.list()
+        state["cycleState"] = view.cycle_state(attempt.cycle)
+        state["nodes"] = view.candidate_nodes(nodes)
+        state["nominatedPods"] = view.nominated_pods(scheduler.queue, nodes)
+        state["queue"] = view.queue_place(scheduler.queue, attempt.cycle)
+        return state
+
+
+def describe_stop(stop: Stop) -> str:
+    """One line: the pod and attempt, where, and why."""
+    where = stop.point + (f" · {stop.plugin}" if stop.plugin else "")
+    where += f" · node {stop.node}" if stop.node else ""
+    kind = " (end of the extension point)" if stop.kind == EXTENSION_POINT else ""
+    return f"{stop.pod} attempt {stop.attempt}: {where}{kind}: {stop.event.code} [{stop.reason}]"

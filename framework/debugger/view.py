@@ -1,0 +1,144 @@
+"""What a person sees at a stop, as JSON: the results of the attempt so far, the CycleState,
+the candidate nodes, nominated pods and the queue.
+
+Results come from the attempt's trace events so far (docs/trace.md); the rest is read from the
+scheduler at the moment of the stop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent, per_node_events
+
+if TYPE_CHECKING:
+    from framework.interface.node_info import NodeInfo, Resource
+    from framework.scheduler.cycle import Cycle
+
+MAX_DEPTH = 4
+"""How deep a CycleState value is described; deeper parts are shown by their type."""
+MAX_ITEMS = 50
+"""How many items of a collection a description shows."""
+
+
+def results_so_far(events: Iterable[TraceEvent]) -> dict[str, Any]:
+    """PreFilter's results, filter verdicts per node and plugin, raw / normalized / weighted
+    scores, and every extension point completed so far with its code."""
+    pre_filter: dict[str, Any] = {"plugins": {}}
+    verdicts: dict[str, dict[str, dict[str, Any]]] = {}
+    raw: dict[str, dict[str, dict[str, int]]] = {}
+    points: list[dict[str, Any]] = []
+    for batch in events:
+        if batch.kind == EXTENSION_POINT:
+            points.append({"point": batch.point, "code": batch.code, "plugin": batch.plugin})
+            if batch.point == "preFilter":
+                pre_filter.update(batch.data)
+            elif batch.point == "score" and "scores" in batch.data:
+                raw = batch.data["scores"]
+            continue
+        for event in per_node_events(batch):
+            _add_call(event, pre_filter, verdicts, raw)
+    return {"preFilter": pre_filter, "filter": verdicts, "scores": raw, "points": points}
+
+
+def _add_call(
+    event: TraceEvent,
+    pre_filter: dict[str, Any],
+    verdicts: dict[str, dict[str, dict[str, Any]]],
+    scores: dict[str, dict[str, dict[str, int]]],
+) -> None:
+    outcome = {"code": event.code, "reasons": list(event.reasons)}
+    if event.kind != PLUGIN:
+        return
+    if event.point == "preFilter":
+        pre_filter["plugins"][event.plugin] = {**outcome, **event.data}
+    elif event.point == "filter" and event.node is not None:
+        verdicts.setdefault(event.node, {})[event.plugin] = outcome
+    elif event.point == "score" and event.node is not None and event.score is not None:
+        scores.setdefault(event.plugin, {})[event.node] = {"raw": event.score}
+
+
+def cycle_state(cycle: Cycle | None) -> dict[str, Any]:
+    """Every CycleState key written so far, each value described readably."""
+    if cycle is None:
+        return {}
+    storage = cycle.state._storage  # the debugger is the one reader of the whole state
+    return {key: describe(value) for key, value in sorted(storage.items())}
+
+
+def describe(value: Any, depth: int = 0) -> Any:
+    """A JSON-ready description of a plugin's state value (dataclasses, slots objects,
+    collections), cut at MAX_DEPTH and MAX_ITEMS."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if depth >= MAX_DEPTH:
+        return f"<{type(value).__name__}>"
+    if isinstance(value, Mapping):
+        items = list(value.items())[:MAX_ITEMS]
+        return {str(k): describe(v, depth + 1) for k, v in items}
+    if isinstance(value, list | tuple | set | frozenset):
+        ordered = sorted(value, key=repr) if isinstance(value, set | frozenset) else list(value)
+        return [describe(v, depth + 1) for v in ordered[:MAX_ITEMS]]
+    fields = _fields(value)
+    if fields is None:
+        return repr(value)
+    described = {name: describe(getattr(value, name, None), depth + 1) for name in fields}
+    return {"type": type(value).__name__, **described}
+
+
+def _fields(value: Any) -> list[str] | None:
+    if dataclasses.is_dataclass(value):
+        return [f.name for f in dataclasses.fields(value)]
+    slots = [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
+    if slots:
+        return [name for name in slots if not name.startswith("__")]
+    if hasattr(value, "__dict__"):
+        return [name for name in vars(value) if not name.startswith("_")]
+    return None
+
+
+def candidate_nodes(nodes: Iterable[NodeInfo]) -> list[dict[str, Any]]:
+    """Each node of the snapshot with its allocatable and requested resources."""
+    return [
+        {
+            "name": node.node_name,
+            "allocatable": _resources(node.allocatable),
+            "requested": _resources(node.requested),
+            "pods": len(node.pods),
+        }
+        for node in nodes
+    ]
+
+
+def _resources(resource: Resource) -> dict[str, int]:
+    amounts = {
+        "cpu (millicores)": resource.milli_cpu,
+        "memory (bytes)": resource.memory,
+        "pods": resource.allowed_pod_number,
+    }
+    return {**amounts, **resource.scalar_resources}
+
+
+def nominated_pods(queue: Any, nodes: Iterable[NodeInfo]) -> list[dict[str, str]]:
+    """Pods nominated to a node by an earlier preemption, per node."""
+    return [
+        {"pod": info.pod.key, "node": node.node_name}
+        for node in nodes
+        for info in queue.nominated_pods_for_node(node.node_name)
+    ]
+
+
+def queue_place(queue: Any, cycle: Cycle | None) -> dict[str, Any]:
+    """How many pods wait where, and this pod's attempts."""
+    return {
+        "activeQ": len(queue.pods_in_active_q()),
+        "backoffQ": len(queue.pods_in_backoff_q()),
+        "unschedulablePods": len(queue.unschedulable_pod_list()),
+        "inFlight": len(queue.in_flight_pods()),
+        "attempts": cycle.attempt if cycle is not None else 0,
+    }
