@@ -1,8 +1,22 @@
-"""Every model in the Django admin."""
+"""Every model in the Django admin.
+
+Cluster objects are changed in the playground, whose every write goes through DatabaseCluster
+and so reaches the scheduler service as a watch event (the ObjectChange log). The admin shows
+them read-only, with a link to the object's YAML editor, and deletes them through
+DatabaseCluster too: a pod deleted here leaves the scheduler's queue as one deleted on its page.
+"""
+
+from collections.abc import Iterable
+from typing import Any
 
 from django.contrib import admin
+from django.db import transaction
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from playground.workspaces import models
+from playground.workspaces.cluster import DatabaseCluster
 
 
 @admin.register(models.Workspace)
@@ -20,15 +34,74 @@ class SchedulerConfigurationAdmin(admin.ModelAdmin):
 
 @admin.register(models.ClusterObject)
 class ClusterObjectAdmin(admin.ModelAdmin):
-    list_display = ("workspace", "kind", "namespace", "name", "node_name", "resource_version")
+    """Read and delete; adding and editing happen in the playground (see the module)."""
+
+    list_display = (
+        "workspace",
+        "kind",
+        "namespace",
+        "name",
+        "node_name",
+        "resource_version",
+        "edit_in_playground",
+    )
     list_filter = ("workspace", "kind")
     search_fields = ("name", "namespace", "uid")
+    fields = (
+        "edit_in_playground",
+        "workspace",
+        "kind",
+        "namespace",
+        "name",
+        "uid",
+        "resource_version",
+        "node_name",
+        "manifest",
+    )
+
+    @admin.display(description="Change it in the playground")
+    def edit_in_playground(self, row: models.ClusterObject) -> str:
+        url = reverse("object", args=[row.workspace.slug, row.pk])
+        return format_html('<a href="{}">Edit {} {} in its YAML editor</a>', url, row.kind, row.key)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def delete_model(self, request: HttpRequest, obj: models.ClusterObject) -> None:
+        _delete_objects([obj])
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        _delete_objects(queryset.order_by("workspace_id", "id"))
+
+
+def _delete_objects(rows: Iterable[models.ClusterObject]) -> None:
+    """Deletes through each workspace's DatabaseCluster, all or nothing."""
+    with transaction.atomic():
+        for row in rows:
+            cluster = DatabaseCluster(row.workspace_id)
+            stored = cluster.get(row.kind, row.name, row.namespace)
+            if stored is not None:
+                cluster.delete(stored)
 
 
 @admin.register(models.ObjectChange)
 class ObjectChangeAdmin(admin.ModelAdmin):
+    """The log the scheduler service follows: written with every change, never by hand."""
+
     list_display = ("id", "workspace", "event_type", "kind", "namespace", "name", "created")
     list_filter = ("workspace", "event_type", "kind")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(models.SchedulingAttempt)
