@@ -4,6 +4,7 @@ Cluster objects are changed in the playground, whose every write goes through Da
 and so reaches the scheduler service as a watch event (the ObjectChange log). The admin shows
 them read-only, with a link to the object's YAML editor, and deletes them through
 DatabaseCluster too: a pod deleted here leaves the scheduler's queue as one deleted on its page.
+A workspace deleted here stops its scheduler service first, as one deleted from its page.
 """
 
 from collections.abc import Iterable
@@ -15,15 +16,25 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from playground.scheduling.workspace_deletion import delete_workspace
 from playground.workspaces import models
 from playground.workspaces.cluster import DatabaseCluster
 
 
 @admin.register(models.Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
+    """A workspace deleted here goes as from its page: its scheduler service stops first."""
+
     list_display = ("name", "slug", "owner", "paused", "updated")
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("members",)
+
+    def delete_model(self, request: HttpRequest, obj: models.Workspace) -> None:
+        delete_workspace(obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        for workspace in queryset:
+            delete_workspace(workspace)
 
 
 @admin.register(models.SchedulerConfiguration)

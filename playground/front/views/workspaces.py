@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from playground.front.access import workspace_view
 from playground.front.commands import wake_scheduler
-from playground.front.pages import render_page
+from playground.front.pages import redirect_page, render_page
+from playground.scheduling.workspace_deletion import delete_workspace
 from playground.workspaces.models import ClusterObject, Workspace
 from playground.workspaces.services import create_workspace
 
@@ -46,8 +49,36 @@ def workspace_list(request: HttpRequest) -> HttpResponse:
 @workspace_view
 def overview(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     wake_scheduler(workspace)  # a workspace someone looks at has its scheduler running
-    context = {"section": "overview", **overview_context(workspace)}
+    context = {
+        "section": "overview",
+        "may_delete": workspace.can_delete(request.user),
+        **overview_context(workspace),
+    }
     return render_page(request, "front/overview.html", "front/overview_summary.html", context)
+
+
+@workspace_view
+def delete(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """GET asks to confirm, saying what goes with the workspace; POST deletes it (its scheduler
+    service stops first)."""
+    if not workspace.can_delete(request.user):
+        context = {"workspace": workspace, "owner": workspace.owner.get_username()}
+        return render(request, "front/workspace_delete.html", context, status=403)
+    if request.method != "POST":
+        context = {"workspace": workspace, "doomed": _contents(workspace)}
+        return render(request, "front/workspace_delete.html", context)
+    name = workspace.name
+    delete_workspace(workspace)
+    messages.success(request, f"Deleted workspace {name}.")
+    return redirect_page(request, reverse("workspaces"))
+
+
+def _contents(workspace: Workspace) -> dict[str, int]:
+    return {
+        "objects": workspace.cluster_objects.count(),
+        "attempts": workspace.attempts.count(),
+        "revisions": workspace.configurations.count(),
+    }
 
 
 def overview_context(workspace: Workspace) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from playground.workspaces.models import Workspace
+from playground.workspaces.models import ClusterObject, Workspace
 from tests.playground.front.rows import pod, store
 
 
@@ -88,3 +88,61 @@ def test_creating_a_workspace_needs_the_csrf_token(user):
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(user)
     assert strict.post("/w/", {"name": "X"}).status_code == 403
+
+
+# ----------------------------------------------------------------------------------------------
+# Deleting a workspace
+
+
+def test_the_overview_of_ones_own_workspace_offers_to_delete_it(logged_in, workspace):
+    content = logged_in.get("/w/lab/").content.decode()
+    assert 'href="/w/lab/delete/">Delete workspace…</a>' in content
+
+
+def test_deleting_asks_to_confirm_and_says_what_goes(logged_in, workspace):
+    store(workspace, pod("a"))
+    response = logged_in.get("/w/lab/delete/")
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert "<h1>Delete workspace Lab?</h1>" in content
+    assert "1 cluster object, 0 scheduling attempts, 0 configuration revisions" in content
+    assert '<button class="danger">Delete workspace Lab</button>' in content
+    assert Workspace.objects.filter(slug="lab").exists()
+
+
+def test_confirming_deletes_the_workspace_and_everything_in_it(logged_in, workspace):
+    store(workspace, pod("a"))
+    response = logged_in.post("/w/lab/delete/")
+    assert response.status_code == 302
+    assert response["Location"] == "/w/"
+    assert not Workspace.objects.filter(slug="lab").exists()
+    assert not ClusterObject.objects.exists()
+    assert "Deleted workspace Lab." in logged_in.get("/w/").content.decode()
+
+
+def test_deleting_stops_the_scheduler_first(logged_in, workspace, monkeypatch):
+    seen = []
+
+    def stop(workspace_id, timeout=None):
+        seen.append(Workspace.objects.filter(pk=workspace_id).exists())
+        return True
+
+    monkeypatch.setattr("playground.scheduling.workspace_deletion.stop_scheduler", stop)
+    logged_in.post("/w/lab/delete/")
+    assert seen == [True]  # asked to stop while the workspace was still there
+
+
+def test_only_the_owner_may_delete_a_workspace(client, stranger, workspace):
+    workspace.members.add(stranger)
+    client.force_login(stranger)
+    assert "Delete workspace" not in client.get("/w/lab/").content.decode()
+    response = client.post("/w/lab/delete/")
+    assert response.status_code == 403
+    assert "Only its owner, ada, can delete this workspace." in response.content.decode()
+    assert Workspace.objects.filter(slug="lab").exists()
+
+
+def test_a_workspace_of_someone_else_cannot_be_deleted(client, stranger, workspace):
+    client.force_login(stranger)
+    assert client.post("/w/lab/delete/").status_code == 404
+    assert Workspace.objects.filter(slug="lab").exists()

@@ -8,7 +8,7 @@ scheduler follows cannot be edited by hand.
 import pytest
 from django.contrib.auth import get_user_model
 
-from playground.workspaces.models import ClusterObject, ObjectChange
+from playground.workspaces.models import ClusterObject, ObjectChange, Workspace
 from tests.playground.scheduling.manifests import node_manifest, pod_manifest
 
 ADMIN = "/admin/workspaces/clusterobject/"
@@ -77,3 +77,22 @@ def test_the_change_log_cannot_be_changed_in_the_admin(admin_client, pods):
     assert admin_client.post(url + "change/", {"name": "x"}).status_code == 403
     assert admin_client.post(url + "delete/", {"post": "yes"}).status_code == 403
     assert admin_client.get("/admin/workspaces/objectchange/add/").status_code == 403
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["one", "with the bulk action"])
+def test_a_workspace_deleted_in_the_admin_has_its_scheduler_stopped_first(
+    admin_client, workspace, monkeypatch, bulk
+):
+    stopped = []
+    monkeypatch.setattr(
+        "playground.scheduling.workspace_deletion.stop_scheduler",
+        lambda workspace_id, timeout=None: stopped.append(workspace_id) or True,
+    )
+    if bulk:
+        data = {"action": "delete_selected", "_selected_action": [workspace.pk], "post": "yes"}
+        admin_client.post("/admin/workspaces/workspace/", data)
+    else:
+        admin_client.post(f"/admin/workspaces/workspace/{workspace.pk}/delete/", {"post": "yes"})
+
+    assert stopped == [workspace.pk]
+    assert not Workspace.objects.exists()
