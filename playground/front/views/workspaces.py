@@ -16,8 +16,9 @@ from playground.front.access import workspace_view
 from playground.front.commands import wake_scheduler
 from playground.front.pages import redirect_page, render_page
 from playground.scheduling.workspace_deletion import delete_workspace
+from playground.workspaces import demo
 from playground.workspaces.models import ClusterObject, Workspace
-from playground.workspaces.services import create_workspace
+from playground.workspaces.services import create_workspace, workspace_name_problem
 
 LATEST_ATTEMPTS = 10
 
@@ -28,17 +29,49 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 class WorkspaceForm(forms.Form):
+    """A new workspace of ``owner``'s: empty, or holding a copy of the demo cluster."""
+
+    EMPTY, DEMO = "empty", "demo"
+
     name = forms.CharField(max_length=100)
     description = forms.CharField(max_length=1000, required=False, widget=forms.Textarea)
+    start = forms.ChoiceField(
+        label="Start with",
+        choices=[
+            (EMPTY, "an empty cluster"),
+            (DEMO, "the demo cluster: ten nodes in three zones, running and pending pods"),
+        ],
+        initial=EMPTY,
+        required=False,  # empty, as a client that does not know the choice expects
+        widget=forms.RadioSelect,
+    )
+
+    def __init__(self, *args: Any, owner: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        problem = workspace_name_problem(self.owner, name)
+        if problem:
+            raise forms.ValidationError(problem)
+        return name
+
+    def manifests(self) -> list[dict[str, Any]]:
+        return demo.demo_manifests() if self.cleaned_data["start"] == self.DEMO else []
 
 
 @login_required
 def workspace_list(request: HttpRequest) -> HttpResponse:
-    """The workspaces the user can open; a POST creates one (default configuration, empty)."""
-    form = WorkspaceForm(request.POST or None)
+    """The workspaces the user can open; a POST creates one (default configuration, empty or
+    with the demo cluster)."""
+    form = WorkspaceForm(request.POST or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         workspace = create_workspace(
-            request.user, form.cleaned_data["name"], description=form.cleaned_data["description"]
+            request.user,
+            form.cleaned_data["name"],
+            description=form.cleaned_data["description"],
+            manifests=form.manifests(),
         )
         return redirect(workspace)
     context = {"workspaces": accessible_workspaces(request), "form": form}

@@ -146,3 +146,57 @@ def test_a_workspace_of_someone_else_cannot_be_deleted(client, stranger, workspa
     client.force_login(stranger)
     assert client.post("/w/lab/delete/").status_code == 404
     assert Workspace.objects.filter(slug="lab").exists()
+
+
+# ----------------------------------------------------------------------------------------------
+# Creating a workspace: names, and what it starts with
+
+
+def test_the_form_offers_an_empty_or_a_demo_cluster(logged_in):
+    content = logged_in.get("/w/").content.decode()
+    assert "<legend>Start with</legend>" in content
+    assert 'value="empty"' in content and 'value="demo"' in content
+    assert "the demo cluster: ten nodes in three zones" in content
+
+
+def test_a_workspace_created_with_the_demo_cluster_holds_it(logged_in, user, woken):
+    response = logged_in.post("/w/", {"name": "Trial", "start": "demo"})
+    assert response["Location"] == "/w/trial/"
+    workspace = Workspace.objects.get(slug="trial")
+    nodes = ClusterObject.objects.filter(workspace=workspace, kind="Node")
+    assert nodes.count() == 10
+    assert ClusterObject.objects.filter(workspace=workspace, kind="Pod", name="urgent").exists()
+    assert workspace.changes.exists()  # written as any change, for the scheduler to read
+    assert "c-gpu-1" in logged_in.get("/w/trial/nodes/").content.decode()
+
+
+def test_a_workspace_created_empty_holds_nothing(logged_in, user):
+    logged_in.post("/w/", {"name": "Blank", "start": "empty"})
+    assert not ClusterObject.objects.filter(workspace__slug="blank").exists()
+
+
+def test_a_second_workspace_with_the_same_name_is_refused(logged_in, user, workspace):
+    response = logged_in.post("/w/", {"name": "LAB", "start": "empty"})
+    assert response.status_code == 422
+    assert (
+        "Name: you already have a workspace named “Lab”: choose another name"
+        in response.content.decode()
+    )
+    assert Workspace.objects.count() == 1
+
+
+def test_someone_else_may_have_a_workspace_of_the_same_name(client, stranger, workspace):
+    client.force_login(stranger)
+    response = client.post("/w/", {"name": "Lab", "start": "empty"})
+    assert response.status_code == 302
+    assert Workspace.objects.get(owner=stranger).slug == "lab-2"
+
+
+def test_a_name_without_letters_or_digits_is_refused(logged_in, user):
+    response = logged_in.post("/w/", {"name": "!!!", "start": "empty"})
+    assert response.status_code == 422
+    assert (
+        "Name: use at least one letter (a to z) or digit: the workspace&#x27;s address is made "
+        "of them" in response.content.decode()
+    )
+    assert not Workspace.objects.exists()
