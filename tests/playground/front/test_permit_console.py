@@ -1,5 +1,7 @@
 """The permit console: waiting pods, their pending plugins, Approve / Reject as commands."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -89,3 +91,13 @@ def test_strangers_cannot_decide(client, stranger, status):
 
 def test_an_empty_console_says_so(logged_in, workspace):
     assert "No pod waits at Permit." in logged_in.get("/w/lab/permit/").content.decode()
+
+
+def test_every_cell_of_the_console_stays_a_table_cell(logged_in, status):
+    """``.actions`` lays its buttons out with ``display: flex``; on a cell it took the cell out
+    of the table's grid and its borders no longer lined up with the row's."""
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    cells = re.findall(r"<td[^>]*>", content)
+    assert len(cells) == 4
+    assert [cell for cell in cells if "actions" in cell] == []
+    assert content.count('<div class="actions">') == 3  # two plugins, and all of them
