@@ -11,6 +11,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from framework.runtime.construction import implemented_points
+from framework.runtime.registry import plugin_type
 from playground.front.access import workspace_view
 from playground.front.commands import send_command
 from playground.front.configuration import Checked, check_configuration
@@ -90,14 +92,34 @@ def _selected(checked: Checked, index: int) -> Any:
 
 
 def _form_rows(checked: Checked, index: int) -> list[tuple[str, list, list[str]]]:
-    """Per extension point: its plugins, and the registered ones not enabled there yet."""
+    """Per extension point: its plugins, and the plugins that may be enabled there too."""
     profile = _selected(checked, index)
     if profile is None:
         return []
-    names = sorted(playground_registry())
+    registry = playground_registry()
+    offered = {name: _points(factory) for name, factory in sorted(registry.items())}
     return [
-        (point, plugins, [name for name in names if name not in {n for n, _ in plugins}])
+        (point, plugins, _addable(point, plugins, offered))
         for point, plugins in profile.point_rows()
+    ]
+
+
+def _points(factory: Any) -> list[str] | None:
+    """The points the factory's plugin implements; None when its class is not known."""
+    cls = plugin_type(factory)
+    return implemented_points(cls) if cls is not None else None
+
+
+def _addable(
+    point: str, plugins: list[tuple[str, Any]], offered: dict[str, list[str] | None]
+) -> list[str]:
+    """Plugins not enabled at the point that implement it (any, if that is not known: the
+    configuration's check then says whether it does)."""
+    enabled = {name for name, _ in plugins}
+    return [
+        name
+        for name, points in offered.items()
+        if name not in enabled and (points is None or point in points)
     ]
 
 
