@@ -11,6 +11,7 @@ come with it.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +73,16 @@ def check_configuration(text: str, registry: Registry | None = None) -> Checked:
     cfg = load_config(text.encode())  # bytes: always the document, never a file name
     set_defaults(cfg)
     return _expand(cfg, registry or playground_registry())
+
+
+@functools.lru_cache(maxsize=64)
+def runs_plugin_at(text: str, point: str, plugin: str) -> bool:
+    """Whether a profile of this (valid) configuration runs ``plugin`` at ``point``.
+
+    Cached: the permit console asks at every redraw, and a check builds every profile.
+    """
+    profiles = check_configuration(text).profiles
+    return any(plugin in {name for name, _ in p.points.get(point, [])} for p in profiles)
 
 
 def _expand(cfg: Any, registry: Registry) -> Checked:

@@ -31,9 +31,21 @@ REVISIONS_SHOWN = 10
 
 @workspace_view
 def editor(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """The latest revision (or ``?revision=n``); ``?enable=<point>:<plugin>`` opens it as a
+    draft with the plugin enabled there (the permit console links here that way)."""
     revision = _revision(workspace, request.GET.get("revision"))
     text = revision.text if revision else MINIMAL_CONFIGURATION
-    return render_editor(request, workspace, text, _index(request.GET.get("profile")))
+    index = _index(request.GET.get("profile"))
+    enable = request.GET.get("enable", "")
+    if not enable:
+        return render_editor(request, workspace, text, index)
+    point, _, plugin = enable.partition(":")
+    try:
+        text = edit_configuration(text, index, f"add:{point}", {f"add:{point}": plugin})
+    except EditError as err:
+        return render_editor(request, workspace, text, index, note=str(err))
+    notice = f"{plugin} is enabled at {point} in this draft: Apply hands it to the scheduler."
+    return render_editor(request, workspace, text, index, notice=notice)
 
 
 @require_POST
@@ -69,7 +81,10 @@ def render_editor(
     index: int,
     note: str = "",
     status: int = 200,
+    notice: str = "",
 ) -> HttpResponse:
+    """The editor with ``text``; ``note`` says why a change was refused, ``notice`` what the
+    draft holds that the latest revision does not."""
     checked = check_configuration(text)
     context = {
         "workspace": workspace,
@@ -79,6 +94,7 @@ def render_editor(
         "profile": _selected(checked, index),
         "rows": _form_rows(checked, index),
         "note": note,
+        "notice": notice,
         "revisions": workspace.configurations.all()[:REVISIONS_SHOWN],
         "current": workspace.current_configuration(),
     }
