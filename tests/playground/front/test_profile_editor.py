@@ -172,8 +172,8 @@ def test_the_yaml_the_form_writes_is_a_valid_document(htmx, revision):
 
 def offered(content: str, point: str) -> list[str]:
     """The plugins the form offers to enable at a point."""
-    select = re.search(rf'<select name="add:{point}".*?</select>', content, re.DOTALL)[0]
-    return re.findall(r"<option>(\w+)</option>", select)
+    select = re.search(rf'<select name="add:{point}".*?</select>', content, re.DOTALL)
+    return re.findall(r"<option>(\w+)</option>", select[0]) if select else []
 
 
 EMPTIED = HEADER + (
@@ -199,6 +199,7 @@ def test_a_plugin_is_offered_only_at_the_points_it_implements(logged_in, workspa
     assert not {"ImageLocality", "PrioritySort", "DefaultBinder"} & set(offered(content, "filter"))
     assert offered(content, "permit") == ["WaitForApproval"]
     assert offered(content, "queueSort") == []  # PrioritySort, the only one, is enabled
+    assert "every plugin that implements queueSort is enabled" in content
 
 
 IMAGE_LOCALITY_AT_PRE_ENQUEUE = HEADER + (
