@@ -6,6 +6,8 @@ switches, resolved once from the gates, as upstream's FactoryAdapter does.
 
 from __future__ import annotations
 
+from functools import partial
+
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.plugins import names
 from framework.plugins.defaultbinder.default_binder import DefaultBinder
@@ -61,4 +63,5 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
 
 
 def _factory(cls: type, features: Features) -> PluginFactory:
-    return lambda args, handle: cls(args, handle, features)
+    # A partial of the class, not a lambda: ``plugin_type`` can tell which class it builds.
+    return partial(cls, features=features)

@@ -86,6 +86,13 @@ def build_plugins(framework: Framework, profile: Any) -> None:
             raise FrameworkError(f'score plugin "{plugin.name}" is not configured with weight')
 
 
+def implemented_points(plugin_type: type[Plugin]) -> list[str]:
+    """The extension points (configuration keys, ``preFilter``...) a plugin class may be
+    enabled at: those whose interface it implements. Enabled anywhere else, construction
+    refuses it (``plugin "X" does not extend Y plugin``)."""
+    return [camel(attr) for attr, kind, _ in EXTENSION_POINTS if issubclass(plugin_type, kind)]
+
+
 def point_list(framework: Framework, attr: str) -> list[Any]:
     """The framework's plugin list for a configuration attribute (``filter`` -> filter_plugins)."""
     return getattr(framework, f"{attr}_plugins")

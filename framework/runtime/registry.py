@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
+from functools import partial
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -40,6 +41,14 @@ class Registry(dict[str, PluginFactory]):
     def merge(self, other: dict[str, PluginFactory]) -> None:
         for name, factory in other.items():
             self.register(name, factory)
+
+
+def plugin_type(factory: PluginFactory) -> type[Plugin] | None:
+    """The plugin class a factory builds, when that is known without building a plugin: a
+    plugin class is its own factory, and a ``functools.partial`` of one builds that class (the
+    in-tree factories are). None for any other factory."""
+    target = factory.func if isinstance(factory, partial) else factory
+    return target if isinstance(target, type) and issubclass(target, Plugin) else None
 
 
 def load_factory(dotted_path: str) -> PluginFactory:

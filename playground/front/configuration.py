@@ -10,6 +10,8 @@ come with it.
 
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +21,7 @@ from framework.config.load import load_config
 from framework.runtime.expand import effective_plugins
 from framework.runtime.framework import FrameworkError
 from framework.runtime.registry import Registry
-from playground.scheduling.plugins import playground_registry
+from playground.scheduling.plugins import PLUGIN_ARGS, playground_registry
 from playground.workspaces.services import ConfigurationProblem as Problem
 from playground.workspaces.services import configuration_problems
 
@@ -73,6 +75,16 @@ def check_configuration(text: str, registry: Registry | None = None) -> Checked:
     return _expand(cfg, registry or playground_registry())
 
 
+@functools.lru_cache(maxsize=64)
+def runs_plugin_at(text: str, point: str, plugin: str) -> bool:
+    """Whether a profile of this (valid) configuration runs ``plugin`` at ``point``.
+
+    Cached: the permit console asks at every redraw, and a check builds every profile.
+    """
+    profiles = check_configuration(text).profiles
+    return any(plugin in {name for name, _ in p.points.get(point, [])} for p in profiles)
+
+
 def _expand(cfg: Any, registry: Registry) -> Checked:
     encoded = to_dict(cfg)["profiles"]
     profiles, problems = [], []
@@ -84,18 +96,27 @@ def _expand(cfg: Any, registry: Registry) -> Checked:
             message = f"creating profile for scheduler name {profile.scheduler_name}: {err}"
             problems.append(Problem(f"profiles[{index}]", message))
             continue
+        enabled = {
+            point: [(p["name"], p.get("weight")) for p in plugins]
+            for point, plugins in points.items()
+        }
         profiles.append(
             Profile(
                 index=index,
                 name=profile.scheduler_name or "",
-                points={
-                    point: [(p["name"], p.get("weight")) for p in plugins]
-                    for point, plugins in points.items()
-                },
-                args={
-                    entry["name"]: entry.get("args")
-                    for entry in encoded[index].get("pluginConfig") or ()
-                },
+                points=enabled,
+                args=_args(encoded[index], enabled),
             )
         )
     return Checked(problems, [] if problems else profiles)
+
+
+def _args(encoded: dict[str, Any], points: dict[str, list[tuple[str, Any]]]) -> dict[str, Any]:
+    """Each plugin's args: the profile's pluginConfig, defaulted as kube-scheduler defaults it,
+    and the defaults of the playground's own plugins that are enabled but not configured."""
+    args = {entry["name"]: entry.get("args") for entry in encoded.get("pluginConfig") or ()}
+    enabled = {name for plugins in points.values() for name, _ in plugins}
+    for name, defaults in PLUGIN_ARGS.items():
+        if name in enabled and args.get(name) is None:
+            args[name] = copy.deepcopy(defaults)
+    return args

@@ -21,6 +21,7 @@ urlpatterns = [
     path("", workspaces.index, name="index"),
     path("w/", workspaces.workspace_list, name="workspaces"),
     path("w/<slug:slug>/", workspaces.overview, name="workspace"),
+    path("w/<slug:slug>/delete/", workspaces.delete, name="workspace-delete"),
     path("w/<slug:slug>/nodes/", cluster.nodes, name="nodes"),
     path("w/<slug:slug>/pods/", cluster.pods, name="pods"),
     path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),

@@ -32,7 +32,7 @@ from framework.trace import Recorder
 from playground.scheduling import lease
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.cluster import DatabaseCluster
-from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration
+from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, Workspace
 
 BINDING_FINISHED = SchedulerCommand.BINDING_FINISHED
 """The SchedulerCommand kind a binding task reports with."""
@@ -123,13 +123,17 @@ class _Cycle:
 
 
 def _run_group(requests: list[BindingRequest]) -> list[SchedulerCommand]:
-    cycles = [_Cycle(request) for request in requests]
     first = requests[0]
+    if _workspace_gone(first.workspace_id):
+        return []
+    cycles = [_Cycle(request) for request in requests]
     binder = _binder(first.workspace_id, first.revision)
     try:
         with transaction.atomic():
             if lease.holds(first.workspace_id, first.generation):
                 _bind_all(binder, cycles)
+            elif _workspace_gone(first.workspace_id):
+                return []
             else:
                 for cycle in cycles:
                     cycle.status = Status(Code.ERROR, LOST_LEASE)
@@ -140,6 +144,11 @@ def _run_group(requests: list[BindingRequest]) -> list[SchedulerCommand]:
         if cycle.status is None and cycle.framework is not None:
             _post_bind(cycle)
     return [_outcome(cycle) for cycle in cycles]
+
+
+def _workspace_gone(workspace_id: int) -> bool:
+    """Deleted since the service sent the requests: nobody is left to hear their outcomes."""
+    return not Workspace.objects.filter(pk=workspace_id).exists()
 
 
 def _bind_all(binder: Scheduler, cycles: list[_Cycle]) -> None:

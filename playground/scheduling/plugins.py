@@ -27,7 +27,12 @@ from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
 
 WAIT_FOR_APPROVAL = "WaitForApproval"
-DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300.0
+DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300
+PLUGIN_ARGS: dict[str, dict[str, Any]] = {
+    WAIT_FOR_APPROVAL: {"timeoutSeconds": DEFAULT_APPROVAL_TIMEOUT_SECONDS},
+}
+"""The args of the playground's own plugins, with their defaults (the profile form shows them;
+kube-scheduler's defaulting only knows the in-tree plugins' args)."""
 
 
 class WaitForApproval(PermitPlugin, EnqueueExtensions):

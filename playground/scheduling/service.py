@@ -30,6 +30,8 @@ Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to `
 - ``reject`` ``{"uid": ..., "plugin": name, "message": text}`` (both optional): reject it.
 - ``binding-finished`` (written by binding tasks): ``{"uid", "node", "generation", "status":
   null | {"code", "reasons", "plugin"}, "events": [trace events]}``.
+- ``stop`` (no payload): the service ends, and releases its lease; commands after it are left
+  to the next service. Sent before the workspace is deleted (``workspace_deletion``).
 """
 
 from __future__ import annotations
@@ -149,6 +151,8 @@ class SchedulerService:
         self._apply_waits = False
         self.busy = False
         """Whether the last tick had anything to do (the loop sleeps after an idle one)."""
+        self.stop_requested = False
+        """A ``stop`` command was executed: the service ends after this tick."""
 
     # ------------------------------------------------------------------------------------------
     # Lease
@@ -245,7 +249,8 @@ class SchedulerService:
     # The loop
 
     def tick(self) -> bool:
-        """One round of work; False once the service has lost its lease (it must stop)."""
+        """One round of work; False once the service must stop (it lost its lease, or a
+        ``stop`` command came)."""
         if self.scheduler is None:
             raise ServiceStopped("the service was not started")
         if not self._renew():
@@ -254,6 +259,8 @@ class SchedulerService:
         self.executor.run_pending()
         changes = self.cluster.dispatch_changes()
         outcomes, commands = self._execute_commands()
+        if self.stop_requested:
+            return False
         self._expire_bindings()
         cycles = 0
         if not self.paused and not self._apply_waits:
@@ -274,7 +281,7 @@ class SchedulerService:
         while not stop.is_set():
             try:
                 if not self.tick():
-                    return "lost the lease"
+                    return "stopped by a command" if self.stop_requested else "lost the lease"
             except Exception:
                 close_old_connections()
                 if not Workspace.objects.filter(pk=self.workspace_id).exists():
@@ -332,6 +339,8 @@ class SchedulerService:
             done[self._execute(command.kind, command.payload or {})].append(command.pk)
             outcomes += command.kind == BINDING_FINISHED
             executed += 1
+            if self.stop_requested:
+                break
         now = self._now()
         for outcome, ids in done.items():
             SchedulerCommand.objects.filter(pk__in=ids).update(done_at=now, outcome=outcome)
@@ -345,6 +354,7 @@ class SchedulerService:
             SchedulerCommand.ALLOW: self._allow,
             SchedulerCommand.REJECT: self._reject,
             BINDING_FINISHED: self._binding_finished,
+            SchedulerCommand.STOP: self._stop,
         }.get(kind)
         if handler is None:
             return f"not supported: {kind}"
@@ -360,6 +370,10 @@ class SchedulerService:
     def _resume(self, payload: dict[str, Any]) -> str:
         self._set_paused(False)
         return "resumed"
+
+    def _stop(self, payload: dict[str, Any]) -> str:
+        self.stop_requested = True
+        return "stopped"
 
     def _set_paused(self, paused: bool) -> None:
         self.paused = paused

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+DESCRIPTION = "Three zones, mixed node sizes, taints, running and pending pods."
 ZONES = ("zone-a", "zone-b", "zone-c")
 REGION = "demo-1"
 SIZES = {

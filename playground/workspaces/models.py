@@ -55,6 +55,10 @@ class Workspace(models.Model):
             or self.members.filter(pk=user.pk).exists()
         )
 
+    def can_delete(self, user: Any) -> bool:
+        """Deleting takes everything in it, so it is its owner's call (or a superuser's)."""
+        return user.is_authenticated and (user.is_superuser or self.owner_id == user.id)
+
     def current_configuration(self) -> SchedulerConfiguration | None:
         return self.configurations.order_by("-revision").first()
 
@@ -252,7 +256,18 @@ class SchedulerCommand(models.Model):
     PAUSE, RESUME, APPLY_CONFIGURATION = "pause", "resume", "apply-configuration"
     ALLOW, REJECT, STEP, CONTINUE = "allow", "reject", "step", "continue"
     BINDING_FINISHED = "binding-finished"
-    KINDS = (PAUSE, RESUME, APPLY_CONFIGURATION, ALLOW, REJECT, STEP, CONTINUE, BINDING_FINISHED)
+    STOP = "stop"
+    KINDS = (
+        PAUSE,
+        RESUME,
+        APPLY_CONFIGURATION,
+        ALLOW,
+        REJECT,
+        STEP,
+        CONTINUE,
+        BINDING_FINISHED,
+        STOP,
+    )
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="commands")
     kind = models.CharField(max_length=32, choices=[(k, k) for k in KINDS])

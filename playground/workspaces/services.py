@@ -7,6 +7,7 @@ it loads, defaults and validates, so the scheduler service never meets a broken 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,9 @@ from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
 
 DEMO_SLUG = "demo"
+NAME_WITHOUT_SLUG = (
+    "use at least one letter (a to z) or digit: the workspace's address is made of them"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +40,25 @@ class ConfigurationProblem:
         return f"{self.field}: {self.message}" if self.field else self.message
 
 
-def create_workspace(owner: Any, name: str, *, slug: str = "", description: str = "") -> Workspace:
-    """A new workspace with the default configuration as revision 1.
+def create_workspace(
+    owner: Any,
+    name: str,
+    *,
+    slug: str = "",
+    description: str = "",
+    manifests: Iterable[Mapping[str, Any]] = (),
+) -> Workspace:
+    """A new workspace with the default configuration as revision 1, holding ``manifests``.
 
-    The slug is derived from the name when not given, and made unique with ``-2``, ``-3``...
+    The slug is derived from the name when not given (ValueError if the name has no letter or
+    digit to derive it from), and made unique with ``-2``, ``-3``...
     """
+    base = slug or slugify(name)
+    if not base:
+        raise ValueError(f"workspace name {name!r}: {NAME_WITHOUT_SLUG}")
     with transaction.atomic():
         workspace = Workspace.objects.create(
-            name=name,
-            slug=_unique_slug(slug or slugify(name) or "workspace"),
-            description=description,
-            owner=owner,
+            name=name, slug=_unique_slug(base), description=description, owner=owner
         )
         SchedulerConfiguration.objects.create(
             workspace=workspace,
@@ -55,7 +67,24 @@ def create_workspace(owner: Any, name: str, *, slug: str = "", description: str 
             created_by=owner,
             note="kube-scheduler's default configuration",
         )
+        manifests = list(manifests)
+        if manifests:
+            DatabaseCluster(workspace).add_many(manifests)
     return workspace
+
+
+def workspace_name_problem(owner: Any, name: str) -> str:
+    """Why ``owner`` cannot give a new workspace this name, or "" when it can.
+
+    The address (slug) is made of the name's letters and digits, and a person tells their
+    workspaces apart by name, so two of one owner's never share one (whatever the case).
+    """
+    if not slugify(name):
+        return NAME_WITHOUT_SLUG
+    taken = Workspace.objects.filter(owner=owner, name__iexact=name.strip()).first()
+    if taken is not None:
+        return f"you already have a workspace named “{taken.name}”: choose another name"
+    return ""
 
 
 def _unique_slug(base: str) -> str:
@@ -109,12 +138,10 @@ def demo_workspace(user: Any) -> Workspace:
     existing = Workspace.objects.filter(slug=DEMO_SLUG).first()
     if existing is not None:
         return existing
-    with transaction.atomic():
-        workspace = create_workspace(
-            user,
-            "Demo",
-            slug=DEMO_SLUG,
-            description="Three zones, mixed node sizes, taints, running and pending pods.",
-        )
-        DatabaseCluster(workspace).add_many(demo.demo_manifests())
-    return workspace
+    return create_workspace(
+        user,
+        "Demo",
+        slug=DEMO_SLUG,
+        description=demo.DESCRIPTION,
+        manifests=demo.demo_manifests(),
+    )

@@ -12,8 +12,10 @@ from django.views.decorators.http import require_POST
 
 from playground.front.access import workspace_view
 from playground.front.commands import send_command
+from playground.front.configuration import runs_plugin_at
 from playground.front.pages import render_page
 from playground.front.queue_board import Board, board_of
+from playground.scheduling.plugins import WAIT_FOR_APPROVAL
 from playground.workspaces.models import SchedulerCommand, Workspace
 
 
@@ -59,7 +61,8 @@ def decide(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 
 
 def permit_context(workspace: Workspace, board: Board) -> dict[str, Any]:
-    """Waiting pods, each with its pending plugins and the seconds each one has left."""
+    """Waiting pods, each with its pending plugins and the seconds each one has left; with
+    none, whether the configuration makes pods wait for a person (the page says how to)."""
     waiting = [
         {
             **entry,
@@ -70,4 +73,10 @@ def permit_context(workspace: Workspace, board: Board) -> dict[str, Any]:
         }
         for entry in board.lists.get("waiting", [])
     ]
-    return {"workspace": workspace, "waiting": waiting}
+    context = {"workspace": workspace, "waiting": waiting, "approval": WAIT_FOR_APPROVAL}
+    if not waiting:
+        configuration = workspace.current_configuration()
+        context["approval_enabled"] = configuration is not None and runs_plugin_at(
+            configuration.text, "permit", WAIT_FOR_APPROVAL
+        )
+    return context

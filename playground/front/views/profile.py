@@ -11,6 +11,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from framework.runtime.construction import implemented_points
+from framework.runtime.registry import plugin_type
 from playground.front.access import workspace_view
 from playground.front.commands import send_command
 from playground.front.configuration import Checked, check_configuration
@@ -29,9 +31,21 @@ REVISIONS_SHOWN = 10
 
 @workspace_view
 def editor(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """The latest revision (or ``?revision=n``); ``?enable=<point>:<plugin>`` opens it as a
+    draft with the plugin enabled there (the permit console links here that way)."""
     revision = _revision(workspace, request.GET.get("revision"))
     text = revision.text if revision else MINIMAL_CONFIGURATION
-    return render_editor(request, workspace, text, _index(request.GET.get("profile")))
+    index = _index(request.GET.get("profile"))
+    enable = request.GET.get("enable", "")
+    if not enable:
+        return render_editor(request, workspace, text, index)
+    point, _, plugin = enable.partition(":")
+    try:
+        text = edit_configuration(text, index, f"add:{point}", {f"add:{point}": plugin})
+    except EditError as err:
+        return render_editor(request, workspace, text, index, note=str(err))
+    notice = f"{plugin} is enabled at {point} in this draft: Apply hands it to the scheduler."
+    return render_editor(request, workspace, text, index, notice=notice)
 
 
 @require_POST
@@ -67,7 +81,10 @@ def render_editor(
     index: int,
     note: str = "",
     status: int = 200,
+    notice: str = "",
 ) -> HttpResponse:
+    """The editor with ``text``; ``note`` says why a change was refused, ``notice`` what the
+    draft holds that the latest revision does not."""
     checked = check_configuration(text)
     context = {
         "workspace": workspace,
@@ -77,6 +94,7 @@ def render_editor(
         "profile": _selected(checked, index),
         "rows": _form_rows(checked, index),
         "note": note,
+        "notice": notice,
         "revisions": workspace.configurations.all()[:REVISIONS_SHOWN],
         "current": workspace.current_configuration(),
     }
@@ -90,14 +108,34 @@ def _selected(checked: Checked, index: int) -> Any:
 
 
 def _form_rows(checked: Checked, index: int) -> list[tuple[str, list, list[str]]]:
-    """Per extension point: its plugins, and the registered ones not enabled there yet."""
+    """Per extension point: its plugins, and the plugins that may be enabled there too."""
     profile = _selected(checked, index)
     if profile is None:
         return []
-    names = sorted(playground_registry())
+    registry = playground_registry()
+    offered = {name: _points(factory) for name, factory in sorted(registry.items())}
     return [
-        (point, plugins, [name for name in names if name not in {n for n, _ in plugins}])
+        (point, plugins, _addable(point, plugins, offered))
         for point, plugins in profile.point_rows()
+    ]
+
+
+def _points(factory: Any) -> list[str] | None:
+    """The points the factory's plugin implements; None when its class is not known."""
+    cls = plugin_type(factory)
+    return implemented_points(cls) if cls is not None else None
+
+
+def _addable(
+    point: str, plugins: list[tuple[str, Any]], offered: dict[str, list[str] | None]
+) -> list[str]:
+    """Plugins not enabled at the point that implement it (any, if that is not known: the
+    configuration's check then says whether it does)."""
+    enabled = {name for name, _ in plugins}
+    return [
+        name
+        for name, points in offered.items()
+        if name not in enabled and (points is None or point in points)
     ]
 
 

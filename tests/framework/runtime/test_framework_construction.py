@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from framework.config.defaults import default_configuration
+from framework.config.types import Plugin as ConfigPlugin
 from framework.interface.events import unroll_wildcard_resource
 from framework.interface.plugins import FilterPlugin
+from framework.plugins.registry import in_tree_registry
+from framework.runtime.construction import EXTENSION_POINTS, camel, implemented_points
 from framework.runtime.framework import Framework, FrameworkError
-from framework.runtime.registry import Registry
+from framework.runtime.registry import Registry, plugin_type
 from framework.testing.fake_plugins import (
     AllPointsPlugin,
     FakeBind,
@@ -267,3 +271,41 @@ def test_plugins_without_enqueue_extensions_requeue_on_every_event():
 def test_only_requeueable_plugin_kinds_contribute_enqueue_extensions():
     framework = Framework(standard_registry(), profile(**minimal(score=["ScorePlugin1"])))
     assert framework.enqueue_extensions == []
+
+
+# ----------------------------------------------------------------------------------------------
+# Which points a plugin may be enabled at
+
+
+@pytest.mark.parametrize(
+    ("plugin", "points"),
+    [
+        ("ImageLocality", ["score"]),
+        ("PrioritySort", ["queueSort"]),
+        ("DefaultPreemption", ["postFilter", "preEnqueue"]),
+        ("NodeResourcesFit", ["preFilter", "filter", "preScore", "score"]),
+        ("DefaultBinder", ["bind"]),
+    ],
+)
+def test_the_points_a_plugin_implements_are_known_from_its_class(plugin, points):
+    assert implemented_points(plugin_type(in_tree_registry()[plugin])) == points
+
+
+def test_construction_refuses_an_in_tree_plugin_exactly_where_it_does_not_implement_the_point():
+    """``implemented_points`` and construction agree, for every in-tree plugin and point: the
+    profile form offers a plugin only where the framework will take it."""
+    registry = in_tree_registry()
+    for name, factory in registry.items():
+        implemented = implemented_points(plugin_type(factory))
+        for attr, _, kind_name in EXTENSION_POINTS:
+            profile = default_configuration().profiles[0]
+            point = getattr(profile.plugins, attr)
+            point.enabled = [entry for entry in point.enabled if entry.name != name]
+            point.enabled.append(ConfigPlugin(name=name, weight=1 if attr == "score" else None))
+            refusal = f'plugin "{name}" does not extend {kind_name} plugin'
+            try:
+                Framework(registry, profile)
+            except FrameworkError as err:
+                assert camel(attr) not in implemented and str(err) == refusal, (name, attr, err)
+            else:
+                assert camel(attr) in implemented, (name, attr)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import pytest
 
+from framework.interface.plugins import FilterPlugin
+from framework.plugins.registry import in_tree_registry
 from framework.runtime import registry as registry_module
 from framework.runtime.registry import (
     Registry,
@@ -13,6 +16,7 @@ from framework.runtime.registry import (
     build_registry,
     discover_out_of_tree,
     load_factory,
+    plugin_type,
     registry_from_paths,
 )
 from framework.testing.fake_plugins import FakeFilter
@@ -82,3 +86,14 @@ def test_a_broken_entry_point_names_the_plugin(monkeypatch):
     monkeypatch.setattr(registry_module, "_entry_points", lambda group: [entry])
     with pytest.raises(RegistryError, match="plugin 'Broken' from entry point 'pkg:factory': boom"):
         discover_out_of_tree()
+
+
+def test_the_class_a_factory_builds_is_known_for_classes_and_their_partials():
+    class Late(FilterPlugin):
+        name = "Late"
+
+    assert plugin_type(Late) is Late
+    assert plugin_type(functools.partial(Late, features=None)) is Late
+    assert plugin_type(lambda args, handle: Late()) is None  # known only once it has built one
+    assert plugin_type(dict) is None  # a class, but no plugin
+    assert all(plugin_type(factory) for factory in in_tree_registry().values())

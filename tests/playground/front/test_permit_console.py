@@ -1,9 +1,14 @@
 """The permit console: waiting pods, their pending plugins, Approve / Reject as commands."""
 
+import html
+import re
+
 import pytest
+import yaml
 from django.test import Client
 
-from playground.workspaces.models import SchedulerCommand, SchedulerStatus
+from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, SchedulerStatus
+from tests.playground.scheduling.test_service import WAIT_FOR_APPROVAL
 
 WAITING = [
     {
@@ -89,3 +94,80 @@ def test_strangers_cannot_decide(client, stranger, status):
 
 def test_an_empty_console_says_so(logged_in, workspace):
     assert "No pod waits at Permit." in logged_in.get("/w/lab/permit/").content.decode()
+
+
+def test_every_cell_of_the_console_stays_a_table_cell(logged_in, status):
+    """``.actions`` lays its buttons out with ``display: flex``; on a cell it took the cell out
+    of the table's grid and its borders no longer lined up with the row's."""
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    cells = re.findall(r"<td[^>]*>", content)
+    assert len(cells) == 4
+    assert [cell for cell in cells if "actions" in cell] == []
+    assert content.count('<div class="actions">') == 3  # two plugins, and all of them
+
+
+# ----------------------------------------------------------------------------------------------
+# No pod waiting: how to make pods wait
+
+
+ENABLE_LINK = 'href="/w/lab/profile/?enable=permit:WaitForApproval"'
+
+
+def test_the_empty_console_says_how_to_make_pods_wait_with_a_link_to_the_profile_form(
+    logged_in, workspace
+):
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    assert "No pod waits at Permit." in content
+    assert "enable <strong>WaitForApproval</strong> at the permit extension point" in content
+    assert f"{ENABLE_LINK}>Enable WaitForApproval at permit…</a>" in content
+
+
+def test_the_empty_console_says_when_wait_for_approval_is_enabled_already(
+    logged_in, workspace, user
+):
+    SchedulerConfiguration.objects.create(workspace=workspace, revision=1, text=WAIT_FOR_APPROVAL)
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    assert "<strong>WaitForApproval</strong> is enabled at permit" in content
+    assert ENABLE_LINK not in content
+
+
+def test_the_hint_goes_once_pods_wait(logged_in, status):
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    assert ENABLE_LINK not in content and "is enabled at permit" not in content
+
+
+def test_the_link_opens_the_profile_form_with_wait_for_approval_enabled_at_permit(
+    logged_in, workspace
+):
+    response = logged_in.get("/w/lab/profile/?enable=permit:WaitForApproval")
+    content = response.content.decode()
+    text = html.unescape(
+        re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', content, re.DOTALL)[1]
+    )
+    permit = yaml.safe_load(text)["profiles"][0]["plugins"]["permit"]
+    assert permit["enabled"] == [{"name": "WaitForApproval"}]
+    assert (
+        "WaitForApproval is enabled at permit in this draft: Apply hands it to the scheduler."
+        in (content)
+    )
+    assert 'name="args:WaitForApproval"' in content  # its timeout, ready to change
+    assert (
+        not SchedulerConfiguration.objects.filter(workspace=workspace).exclude(revision=1).exists()
+    )  # nothing applied
+
+
+@pytest.mark.parametrize(
+    ("enable", "note"),
+    [
+        ("permit:WaitForApproval", "WaitForApproval is already enabled at this extension point"),
+        (
+            "permit:ImageLocality",
+            "plugin &quot;ImageLocality&quot; does not extend PermitPlugin plugin",
+        ),
+    ],
+    ids=["already enabled", "a plugin that does not work there"],
+)
+def test_a_prefill_that_cannot_be_made_says_why(logged_in, workspace, enable, note):
+    SchedulerConfiguration.objects.create(workspace=workspace, revision=1, text=WAIT_FOR_APPROVAL)
+    content = logged_in.get(f"/w/lab/profile/?enable={enable}").content.decode()
+    assert note in content

@@ -164,3 +164,99 @@ def test_the_yaml_the_form_writes_is_a_valid_document(htmx, revision):
     assert document["profiles"][0]["plugins"]["filter"]["enabled"][1] == {
         "name": "NodeUnschedulable"
     }
+
+
+# ----------------------------------------------------------------------------------------------
+# Plugins offered where they work, and their args
+
+
+def offered(content: str, point: str) -> list[str]:
+    """The plugins the form offers to enable at a point."""
+    select = re.search(rf'<select name="add:{point}".*?</select>', content, re.DOTALL)
+    return re.findall(r"<option>(\w+)</option>", select[0]) if select else []
+
+
+EMPTIED = HEADER + (
+    "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
+    + "".join(
+        f"    {point}:\n      disabled: [{{name: '*'}}]\n"
+        for point in ("preEnqueue", "filter", "score")
+    )
+)
+
+
+def test_a_plugin_is_offered_only_at_the_points_it_implements(logged_in, workspace):
+    content = logged_in.post("/w/lab/profile/validate/", {"text": EMPTIED}).content.decode()
+
+    assert offered(content, "preEnqueue") == [
+        "DefaultPreemption",
+        "DynamicResources",
+        "SchedulingGates",
+    ]
+    assert "ImageLocality" in offered(content, "score")
+    assert "NodeName" not in offered(content, "score")  # a Filter plugin only
+    assert "NodeName" in offered(content, "filter")
+    assert not {"ImageLocality", "PrioritySort", "DefaultBinder"} & set(offered(content, "filter"))
+    assert offered(content, "permit") == ["WaitForApproval"]
+    assert offered(content, "queueSort") == []  # PrioritySort, the only one, is enabled
+    assert "every plugin that implements queueSort is enabled" in content
+
+
+IMAGE_LOCALITY_AT_PRE_ENQUEUE = HEADER + (
+    "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    preEnqueue:\n"
+    "      enabled:\n      - name: ImageLocality\n"
+)
+UPSTREAMS_REFUSAL = (
+    "creating profile for scheduler name default-scheduler: "
+    "plugin &quot;ImageLocality&quot; does not extend PreEnqueuePlugin plugin"
+)
+
+
+def test_a_plugin_enabled_in_the_yaml_where_it_does_not_work_is_refused_as_typed(htmx, workspace):
+    response = htmx.post("/w/lab/profile/validate/", {"text": IMAGE_LOCALITY_AT_PRE_ENQUEUE})
+    content = response.content.decode()
+    assert f"<code>profiles[0]</code>: {UPSTREAMS_REFUSAL}" in content
+    assert "Valid" not in content
+
+
+def test_a_plugin_enabled_where_it_does_not_work_is_never_applied(logged_in, revision, woken):
+    response = logged_in.post("/w/lab/profile/apply/", {"text": IMAGE_LOCALITY_AT_PRE_ENQUEUE})
+    assert response.status_code == 422
+    assert UPSTREAMS_REFUSAL in response.content.decode()
+    assert SchedulerConfiguration.objects.count() == 1
+    assert not SchedulerCommand.objects.exists()
+
+
+WAIT_FOR_APPROVAL = HEADER + (
+    "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    permit:\n"
+    "      enabled:\n      - name: WaitForApproval\n"
+)
+
+
+def test_wait_for_approval_gets_its_args_section_with_the_default_timeout(logged_in, workspace):
+    response = logged_in.post("/w/lab/profile/validate/", {"text": WAIT_FOR_APPROVAL})
+    content = response.content.decode()
+    section = re.search(
+        r'<textarea name="args:WaitForApproval"[^>]*>(.*?)</textarea>', content, re.DOTALL
+    )
+    assert yaml.safe_load(html.unescape(section[1])) == {"timeoutSeconds": 300}
+    assert 'value="args:WaitForApproval"' in content
+
+
+def save_approval_args(client, args: str):
+    """The form's "Save args of WaitForApproval" button, on a draft that enables it."""
+    data = {"text": WAIT_FOR_APPROVAL, "op": "args:WaitForApproval"}
+    return client.post("/w/lab/profile/edit/", {**data, "args:WaitForApproval": args})
+
+
+def test_saving_wait_for_approvals_args_writes_its_plugin_config(htmx, workspace):
+    response = save_approval_args(htmx, "timeoutSeconds: 45\n")
+    config = draft(response.content.decode())["profiles"][0]["pluginConfig"]
+    assert config == [{"name": "WaitForApproval", "args": {"timeoutSeconds": 45}}]
+
+
+def test_a_bad_timeout_is_refused_with_the_plugins_message(htmx, workspace):
+    response = save_approval_args(htmx, "timeoutSeconds: -1\n")
+    content = html.unescape(response.content.decode())
+    assert "WaitForApproval args: timeoutSeconds: Invalid value: -1" in content
+    assert "pluginConfig" not in draft(response.content.decode())["profiles"][0]

@@ -7,6 +7,7 @@ database from their own threads (on SQLite too: the test database is a file, see
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -14,7 +15,8 @@ from django.db import connection
 
 from playground.scheduling import tasks
 from playground.scheduling.embedded_worker import EmbeddedWorker
-from playground.workspaces.models import ClusterObject, SchedulerLease
+from playground.scheduling.workspace_deletion import delete_workspace
+from playground.workspaces.models import ClusterObject, SchedulerLease, Workspace
 from tests.playground.scheduling.manifests import node_manifest, pod_manifest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -111,3 +113,25 @@ def test_a_service_whose_lease_was_taken_over_stops(worker, workspace, cluster):
     SchedulerLease.objects.filter(workspace=workspace).update(holder="elsewhere", generation=99)
 
     wait_until(lambda: first not in tasks.running_services(), "the deposed service stops")
+
+
+def test_deleting_a_workspace_stops_its_service_first_and_cleanly(
+    worker, workspace, cluster, caplog
+):
+    cluster.add(node_manifest("n1", cpu="2"))
+    for index in range(100):
+        cluster.add(pod_manifest(f"web-{index}", cpu="10m"))
+    cluster.add(pod_manifest("too-big", cpu="64"))
+    tasks.ensure_scheduler_running(workspace)
+    wait_until(lambda: pods(workspace).exclude(node_name="").exists(), "a first pod is bound")
+    [service] = tasks.running_services()
+    caplog.clear()
+
+    assert delete_workspace(workspace)  # while pods are still being scheduled and bound
+
+    assert service not in tasks.running_services()
+    assert not Workspace.objects.filter(pk=workspace.pk).exists()
+    assert not ClusterObject.objects.exists()
+    time.sleep(1)  # binding tasks sent before the stop report to nobody, quietly
+    problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert problems == [], [r.getMessage() for r in problems]

@@ -7,11 +7,13 @@ import pytest
 from framework.config.defaults import default_configuration, set_defaults
 from framework.config.load import load_config
 from framework.config.validation import validate
+from playground.workspaces import demo
 from playground.workspaces.services import (
     add_configuration_revision,
     configuration_problems,
     create_workspace,
     default_configuration_text,
+    workspace_name_problem,
 )
 
 CUSTOM = """
@@ -39,7 +41,52 @@ def test_slugs_come_from_names_and_stay_unique(user):
     slugs = [create_workspace(user, "Team Lab").slug for _ in range(3)]
     assert slugs == ["team-lab", "team-lab-2", "team-lab-3"]
     assert create_workspace(user, "Other", slug="mine").slug == "mine"
-    assert create_workspace(user, "!!!").slug == "workspace"
+    assert create_workspace(user, "Café crème").slug == "cafe-creme"
+
+
+def test_a_name_without_a_letter_or_digit_gives_no_slug_and_is_refused(user):
+    with pytest.raises(ValueError, match="use at least one letter"):
+        create_workspace(user, "!!!")
+    assert create_workspace(user, "!!!", slug="bangs").slug == "bangs"
+
+
+def test_a_workspace_can_start_with_objects(user):
+    workspace = create_workspace(user, "Lab", manifests=demo.demo_manifests())
+    kinds = workspace.cluster_objects.values_list("kind", flat=True)
+    assert kinds.filter(kind="Node").count() == len(demo.demo_nodes())
+    assert workspace.changes.count() == len(demo.demo_manifests())  # the scheduler hears of each
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("Garden", ""),
+        ("lab", "you already have a workspace named “Lab”: choose another name"),
+        (
+            "!!!",
+            "use at least one letter (a to z) or digit: the workspace's address is made of them",
+        ),
+        (
+            "  ",
+            "use at least one letter (a to z) or digit: the workspace's address is made of them",
+        ),
+        (
+            "日本",
+            "use at least one letter (a to z) or digit: the workspace's address is made of them",
+        ),
+        ("Lab 2", ""),
+    ],
+    ids=["a new name", "a name taken", "punctuation only", "blank", "no latin letter", "another"],
+)
+def test_a_workspace_name_is_checked_per_owner(user, name, problem):
+    create_workspace(user, "Lab")
+    assert workspace_name_problem(user, name) == problem
+
+
+def test_two_owners_may_use_the_same_name(user, django_user_model):
+    create_workspace(user, "Lab")
+    other = django_user_model.objects.create_user("bob")
+    assert workspace_name_problem(other, "Lab") == ""
 
 
 def test_a_valid_configuration_becomes_the_next_revision(user):

@@ -1,0 +1,61 @@
+"""Deleting a workspace: its scheduler service stops first, then everything in it goes.
+
+A running service writes to its workspace all the time (attempts, the queue's status, pod
+conditions, events, binding outcomes). Deleting the workspace under it breaks those writes with
+errors in the log, and on PostgreSQL the delete itself can fail (a row inserted meanwhile still
+references the workspace) or deadlock with a pod update. So the service is asked to stop (a
+``stop`` command, executed at its next tick: it writes what it has and releases its lease), and
+the workspace is deleted once no service holds the lease, or once a lease left by a worker
+that died has lapsed.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from playground.scheduling import lease
+from playground.workspaces.models import SchedulerCommand, SchedulerLease, Workspace
+
+POLL_SECONDS = 0.05
+"""How often the lease is looked at while waiting for the service to stop."""
+
+
+def delete_workspace(workspace: Workspace, timeout: float | None = None) -> bool:
+    """Stops the workspace's scheduler service, then deletes the workspace with all it holds.
+
+    Waits at most ``timeout`` seconds (default: the lease's duration) for the service; returns
+    False if it did not stop in time (the workspace is deleted all the same).
+    """
+    stopped = stop_scheduler(workspace.pk, timeout)
+    with transaction.atomic():
+        # Writers that come now wait for these locks, then find no workspace. They are taken
+        # in the order a late binding task takes them (lease, then workspace): no deadlock.
+        for locked in (
+            SchedulerLease.objects.select_for_update().filter(workspace_id=workspace.pk),
+            Workspace.objects.select_for_update().filter(pk=workspace.pk),
+        ):
+            list(locked.values_list("pk", flat=True))
+        workspace.delete()
+    return stopped
+
+
+def stop_scheduler(workspace_id: int, timeout: float | None = None) -> bool:
+    """Asks the workspace's service to stop and waits until no live service holds its lease.
+
+    True once none does (at once when none ran), False when ``timeout`` seconds passed first.
+    """
+    if not lease.is_live(workspace_id, timezone.now()):
+        return True
+    SchedulerCommand.objects.create(workspace_id=workspace_id, kind=SchedulerCommand.STOP)
+    if timeout is None:
+        timeout = float(settings.SCHEDULER_LEASE_SECONDS)
+    deadline = time.monotonic() + timeout
+    while lease.is_live(workspace_id, timezone.now()):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_SECONDS)
+    return True
