@@ -22,6 +22,8 @@ from playground.workspaces.models import SchedulerCommand, SchedulerLease, Works
 
 POLL_SECONDS = 0.05
 """How often the lease is looked at while waiting for the service to stop."""
+DELETING = "deleting-the-workspace"
+"""What the lease is reserved for while the workspace is deleted: no service task has it."""
 
 
 def delete_workspace(workspace: Workspace, timeout: float | None = None) -> bool:
@@ -44,17 +46,20 @@ def delete_workspace(workspace: Workspace, timeout: float | None = None) -> bool
 
 
 def stop_scheduler(workspace_id: int, timeout: float | None = None) -> bool:
-    """Asks the workspace's service to stop and waits until no live service holds its lease.
+    """Asks the workspace's service to stop, waits until no live service holds its lease, and
+    then keeps the lease for the deletion: otherwise the watchdog (or a page) could start a new
+    service between the stop and the delete, whose writes would then fail.
 
-    True once none does (at once when none ran), False when ``timeout`` seconds passed first.
+    True once the lease is kept (at once when no service ran), False when ``timeout`` seconds
+    passed first.
     """
-    if not lease.is_live(workspace_id, timezone.now()):
-        return True
-    SchedulerCommand.objects.create(workspace_id=workspace_id, kind=SchedulerCommand.STOP)
-    if timeout is None:
-        timeout = float(settings.SCHEDULER_LEASE_SECONDS)
-    deadline = time.monotonic() + timeout
-    while lease.is_live(workspace_id, timezone.now()):
+    seconds = float(settings.SCHEDULER_LEASE_SECONDS)
+    deadline = time.monotonic() + (seconds if timeout is None else timeout)
+    asked = False
+    while not lease.reserve_start(workspace_id, DELETING, timezone.now(), seconds):
+        if not asked:
+            SchedulerCommand.objects.create(workspace_id=workspace_id, kind=SchedulerCommand.STOP)
+            asked = True
         if time.monotonic() >= deadline:
             return False
         time.sleep(POLL_SECONDS)
