@@ -184,3 +184,19 @@ def test_leaving_the_page_leaves_the_group(owner, workspace, monkeypatch):
     connect_and("/ws/w/lab/", owner, nothing)
     assert left == [f"workspace-{workspace.pk}"]
 
+
+def test_a_page_that_receives_nothing_for_a_while_keeps_its_socket(owner, workspace):
+    """Pages receive only changes, so a socket may wait long: with Redis, longer than the
+    channel layer's blocking pop (5 s), which must not end it."""
+    layer = get_channel_layer()
+    if not hasattr(layer, "brpop_timeout"):
+        pytest.skip("only the Redis channel layer blocks on a pop")
+
+    async def scenario(ws, connected, first):
+        assert await ws.receive_nothing(timeout=layer.brpop_timeout + 1.5, interval=0.5)
+        await database_sync_to_async(store)(workspace, pod("web"))
+        broadcast.send_status(workspace.pk, {"queue": {}, "paused": False})
+        return await ws.receive_from(timeout=5)
+
+    html = connect_and("/ws/w/lab/?view=overview", owner, scenario)
+    assert html.startswith('<div id="overview-summary"')
