@@ -128,7 +128,13 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{REDIS_KEY_PREFIX}asgi"},
+            # A consumer waits for its next message with a blocking pop of 5 seconds; redis-py
+            # gives up reading after socket_timeout, 5 seconds by default too, which closed the
+            # websocket of a page that received nothing for that long (code 1011).
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": f"{REDIS_KEY_PREFIX}asgi",
+            },
         }
     }
 else:

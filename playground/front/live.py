@@ -13,7 +13,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from django.template.loader import render_to_string
-from django.utils import timezone
 
 from playground.front import trace_tables
 from playground.front.pod_states import pod_states
@@ -24,10 +23,10 @@ from playground.front.views.permit import permit_context
 from playground.front.views.queue import board_context
 from playground.front.views.workspaces import overview_context
 from playground.live import broadcast
+from playground.scheduling.scheduler_state import SchedulerState, scheduler_state
 from playground.workspaces.models import (
     AttemptTrace,
     ClusterObject,
-    SchedulerLease,
     SchedulingAttempt,
     Workspace,
 )
@@ -35,6 +34,10 @@ from playground.workspaces.models import (
 VIEWS = ("overview", "nodes", "pods", "queue", "permit")
 BOARD_VIEWS = ("overview", "pods", "queue", "permit")
 """Views whose fragments change with the queue."""
+PANEL_VIEWS = ("overview", "queue")
+"""Views that show the scheduler's panel (state, lease, Pause / Resume) besides the top bar."""
+CLUSTER_NEWS = {broadcast.QUEUE_STATUS, broadcast.ATTEMPTS_RECORDED, broadcast.NODE_USAGE}
+"""Messages that say the cluster or the attempts changed: the overview's counts may differ."""
 BINDING_POINTS = ("reserve", "permit", "preBind", "bind")
 
 
@@ -61,7 +64,7 @@ class LiveView:
 
 def workspace_resync(workspace: Workspace, view: LiveView) -> str:
     """Everything the view shows live, from the database."""
-    parts = [service_state(workspace)]
+    parts = [scheduler_parts(workspace, view)]
     if view.name == "nodes":
         rows = nodes_context(workspace, view.page)["rows"]
         parts.append(render_to_string("live/usage_cells.html", {"nodes": rows}))
@@ -71,21 +74,21 @@ def workspace_resync(workspace: Workspace, view: LiveView) -> str:
 
 
 def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[str, Any]]) -> str:
-    """The fragments that the messages (the latest of each type) change."""
+    """The fragments that the messages (the latest of each type) may change.
+
+    The scheduler's state is read again whatever the message, the overview at any news of the
+    cluster: the consumer sends only the elements that differ from what the page has
+    (``SentFragments``).
+    """
     latest = {message["type"]: message for message in messages}
-    parts = []
-    if broadcast.SERVICE_STATE in latest:
-        message = latest[broadcast.SERVICE_STATE]
-        parts.append(_render_service_state(message["state"], message.get("holder", "")))
+    parts = [scheduler_parts(workspace, view)]
     status = latest.get(broadcast.QUEUE_STATUS)
     board = _published_board(status["status"]) if status else None
-    if (
-        board is None
-        and broadcast.ATTEMPTS_RECORDED in latest
-        and view.name in ("pods", "overview")
-    ):
+    if board is None and broadcast.ATTEMPTS_RECORDED in latest and view.name == "pods":
         board = board_of(workspace)  # a pod was bound or failed: its row changes
-    if board is not None and view.name in BOARD_VIEWS:
+    if view.name == "overview" and latest.keys() & CLUSTER_NEWS:
+        parts.append(_overview(workspace))
+    elif board is not None and view.name in BOARD_VIEWS:
         parts.append(_board_view(workspace, view, board))
     usage = latest.get(broadcast.NODE_USAGE)
     if usage is not None and view.name == "nodes":
@@ -101,6 +104,10 @@ def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
     if view.name == "pods":
         context = pods_context(workspace, view.page, board)
         return render_to_string("front/pods_table.html", context)
+    return _overview(workspace)
+
+
+def _overview(workspace: Workspace) -> str:
     return render_to_string("front/overview_summary.html", overview_context(workspace))
 
 
@@ -115,17 +122,24 @@ def _published_board(status: dict[str, Any]) -> Board:
     return board_from(status.get("queue"), status.get("waitingPods"), status.get("queueSizes"))
 
 
+def scheduler_parts(workspace: Workspace, view: LiveView) -> str:
+    """Where the view shows the scheduler's state: the top bar's badge, and on the overview
+    and the queue board the scheduler's panel; one reading of the state for both."""
+    state = scheduler_state(workspace.pk)
+    parts = [_badge(state)]
+    if view.name in PANEL_VIEWS:
+        context = {"workspace": workspace, "scheduler": state}
+        parts.append(render_to_string("front/scheduler_state.html", context))
+    return "".join(parts)
+
+
 def service_state(workspace: Workspace) -> str:
-    """The scheduler's state badge (running, paused, stopped), from its lease in the database."""
-    lease = SchedulerLease.objects.filter(workspace=workspace).first()
-    alive = lease is not None and lease.expires_at is not None and lease.expires_at > timezone.now()
-    if not alive:
-        return _render_service_state("stopped", "")
-    return _render_service_state("paused" if workspace.paused else "running", lease.holder)
+    """The top bar's scheduler badge."""
+    return _badge(scheduler_state(workspace.pk))
 
 
-def _render_service_state(state: str, holder: str) -> str:
-    return render_to_string("live/service_state.html", {"state": state, "holder": holder})
+def _badge(state: SchedulerState) -> str:
+    return render_to_string("live/service_state.html", {"scheduler": state})
 
 
 # ----------------------------------------------------------------------------------------------

@@ -17,8 +17,12 @@ never from raw input. Each message's ``type`` names the consumer handler that re
 - ``pod.trace`` (pod group): ``pod``, ``uid``, ``attemptId``, ``attempt`` (as above) and
   ``events``, the extension points' trace events of the attempt, in order (docs/trace.md);
   sent once the attempt is stored.
-- ``service.state`` (workspace group): ``state`` (``running``, ``paused``, ``stopped``),
-  ``holder``, ``generation``.
+- ``service.state`` (workspace group): nothing more. The scheduler's state (running, paused,
+  starting, no scheduler; who holds the lease) changed: consumers read it again from the
+  database (``playground.scheduling.scheduler_state``), the one place every page reads it.
+
+The service sends ``queue.status`` and ``node.usage`` only when they changed, so a page that
+nothing happens to receives nothing.
 
 Sending never blocks the caller: messages go through one background event loop, except that
 an in-memory layer's message is handed to the loop its consumers wait on (that layer's queues
@@ -85,9 +89,9 @@ def send_trace(workspace_id: int, attempt: dict[str, Any], events: list[dict[str
     send(pod_group(workspace_id, attempt["uid"]), message)
 
 
-def send_service_state(workspace_id: int, state: str, holder: str, generation: int) -> None:
-    message = {"type": SERVICE_STATE, "state": state, "holder": holder, "generation": generation}
-    send(workspace_group(workspace_id), message)
+def send_service_state(workspace_id: int) -> None:
+    """The scheduler's state changed; send it once the change is written to the database."""
+    send(workspace_group(workspace_id), {"type": SERVICE_STATE})
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,7 +4,10 @@ A consumer joins its group on connect only if the user may access the workspace 
 closes without accepting), then sends the current state rendered from the database, so a page
 that reconnects catches up, then turns each broadcast message (``broadcast.py``) into HTML
 fragments htmx swaps in by id. Messages that arrive faster than a page can use them are
-coalesced: the latest of each type is rendered at most every RENDER_INTERVAL seconds.
+coalesced: the latest of each type is rendered at most every RENDER_INTERVAL seconds. Of what
+a render gives, only the elements that differ from what the socket sent before go out
+(``fragments.SentFragments``): an element sent again would be redrawn for nothing, its buttons
+replaced under the person's pointer.
 """
 
 from __future__ import annotations
@@ -19,12 +22,18 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from playground.front import live
 from playground.live import broadcast
+from playground.live.fragments import SentFragments
 from playground.workspaces.models import ClusterObject, SchedulingAttempt, Workspace
 
 logger = logging.getLogger(__name__)
 
 RENDER_INTERVAL = 0.25
 """Seconds between two renders for one page, at most four updates a second."""
+STATE_CHECK_SECONDS = 5.0
+"""Seconds between two readings of the scheduler's state by a workspace page's socket, which
+sees a lease lapse (its worker died) that no message announces."""
+STATE_CHECK = "state.check"
+"""The type of the message a workspace socket gives itself to read the state again."""
 
 
 class LiveConsumer(AsyncWebsocketConsumer):
@@ -41,6 +50,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         self._pending: dict[str, dict[str, Any]] = {}
         self._renderer: asyncio.Task | None = None
         self._next_render = 0.0
+        self._sent = SentFragments()
         self.group = self.group_name()
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
@@ -96,17 +106,18 @@ class LiveConsumer(AsyncWebsocketConsumer):
             logger.exception("live update of %s failed", self.group)
 
     async def _send_html(self, html: str) -> None:
-        """Sends a fragment, unless the page has gone meanwhile.
+        """Sends what changed of a fragment, unless the page has gone meanwhile.
 
         A person who navigates quickly closes the socket while its first state is still being
         rendered; Daphne then refuses the send (autobahn's ``Disconnected``: "Attempt to send on
         a closed protocol") before the disconnect reaches this consumer. Nobody is left to read
         the fragment, and the disconnect that follows cleans up: not an error.
         """
-        if not html:
+        changed = self._sent.changed(html)
+        if not changed:
             return
         try:
-            await self.send(text_data=html)
+            await self.send(text_data=changed)
         except Disconnected:
             logger.debug("%s: the page closed its socket before an update", self.group)
 
@@ -120,6 +131,23 @@ class LiveConsumer(AsyncWebsocketConsumer):
 
 class WorkspaceConsumer(LiveConsumer):
     """A workspace page: the scheduler's state, and what the page's view shows live."""
+
+    _state_checks: asyncio.Task | None = None
+
+    async def connect(self) -> None:
+        await super().connect()
+        if self.group is not None:
+            self._state_checks = asyncio.ensure_future(self._check_state())
+
+    async def disconnect(self, code: int) -> None:
+        if self._state_checks is not None:
+            self._state_checks.cancel()
+        await super().disconnect(code)
+
+    async def _check_state(self) -> None:
+        while True:
+            await asyncio.sleep(STATE_CHECK_SECONDS)
+            await self.coalesce({"type": STATE_CHECK})
 
     def prepare(self) -> bool:
         self.view = live.LiveView.from_query(self.scope.get("query_string", b""))

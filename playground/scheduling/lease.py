@@ -32,7 +32,7 @@ def acquire(
     if lease is None:
         return None
     reserved_for_us = bool(task_id) and lease.holder == STARTING + task_id
-    if lease.holder not in ("", holder) and not reserved_for_us and _live(lease, now):
+    if lease.holder not in ("", holder) and not reserved_for_us and is_held(lease, now):
         return None
     changes = {"holder": holder, "renewed_at": now, "expires_at": now + timedelta(seconds=seconds)}
     generation = lease.generation
@@ -65,7 +65,7 @@ def reserve_start(workspace_id: int, task_id: str, now: datetime, seconds: float
     the service takes it over when it starts, or the reservation lapses like any lease.
     """
     lease = _lease(workspace_id)
-    if lease is None or _live(lease, now):
+    if lease is None or is_held(lease, now):
         return False
     return _compare_and_set(
         lease, holder=STARTING + task_id, expires_at=now + timedelta(seconds=seconds)
@@ -85,10 +85,11 @@ def holds(workspace_id: int, generation: int) -> bool:
 
 def is_live(workspace_id: int, now: datetime) -> bool:
     lease = SchedulerLease.objects.filter(workspace_id=workspace_id).first()
-    return lease is not None and _live(lease, now)
+    return lease is not None and is_held(lease, now)
 
 
-def _live(lease: SchedulerLease, now: datetime) -> bool:
+def is_held(lease: SchedulerLease, now: datetime) -> bool:
+    """Whether someone holds ``lease`` at ``now`` (a worker, or a start reserved for one)."""
     return bool(lease.holder) and lease.expires_at is not None and lease.expires_at > now
 
 

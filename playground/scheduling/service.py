@@ -9,8 +9,9 @@ advances in ticks (``tick()``), each of which:
 3. executes SchedulerCommands: pause, resume, apply-configuration, allow / reject a pod
    waiting at Permit, and binding-finished (a binding task's outcome);
 4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles;
-5. stores and broadcasts the queue, waiting pods and node usage (every ``status_interval``,
-   and at once after a command or when a tick finds nothing left to do after a busy one).
+5. stores and broadcasts the queue, waiting pods and node usage when they changed (looking
+   every ``status_interval``, and at once after a command or when a tick finds nothing left
+   to do after a busy one).
 
 Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
 PreBind; Bind and PostBind go to ``run_binding_cycles`` tasks (see ``binding``), one task for
@@ -148,6 +149,10 @@ class SchedulerService:
         self._sampled = float("-inf")
         self._sizes: list[list[float]] = []
         self._node_usage: list[dict[str, Any]] | None = None
+        self._broadcast: tuple[dict[str, Any], bool] | None = None
+        """The queue and paused flag last broadcast: the same again is not sent."""
+        self._cluster_changed = False
+        """Changes were delivered since the last broadcast (the overview counts objects)."""
         self._apply_waits = False
         self.busy = False
         """Whether the last tick had anything to do (the loop sleeps after an idle one)."""
@@ -167,7 +172,7 @@ class SchedulerService:
             return False
         self._renewed = self.clock.now()
         self.rebuild()
-        self._announce("paused" if self.paused else "running")
+        self._announce()
         return True
 
     def stop(self, release: bool = True) -> None:
@@ -176,7 +181,7 @@ class SchedulerService:
         self.recorder.close()
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
-            self._announce("stopped")
+            self._announce()
 
     def _renew(self) -> bool:
         """Renews the lease once a third of it has passed: often enough never to let it lapse."""
@@ -267,6 +272,7 @@ class SchedulerService:
             cycles = self._run_cycles()
         self._send_bindings()
         was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
+        self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
         # What a person asked for shows at once, and so does the state a burst of work ends in.
         self._publish(force=bool(commands) or (was_busy and not self.busy))
@@ -378,7 +384,7 @@ class SchedulerService:
     def _set_paused(self, paused: bool) -> None:
         self.paused = paused
         Workspace.objects.filter(pk=self.workspace_id).update(paused=paused)
-        self._announce("paused" if paused else "running")
+        self._announce()
 
     def _apply_configuration(self, payload: dict[str, Any]) -> str:
         """Rebuilds the scheduler from the database with the configuration revision given
@@ -481,32 +487,46 @@ class SchedulerService:
     # Publishing
 
     def publish_status(self) -> None:
-        """Stores and broadcasts the queue, waiting pods and node usage now."""
+        """Stores and broadcasts the queue, waiting pods and node usage now, if they changed."""
         self._publish(force=True)
 
     def _publish(self, force: bool = False) -> None:
+        """Stores the status when it changed or the sizes were sampled, and broadcasts what
+        changed: the queue (or paused flag, or the cluster), and node usage. Pages redraw
+        what they receive, so an idle scheduler sends nothing."""
         now = self.clock.now()
         if not force and now - self._published < self.status_interval:
             return
         self._published = now
         bindings = {uid: (b.pod, b.node, b.sent) for uid, b in self.bindings.items()}
         queue = status.queue_document(self.scheduler, now, self.recorder.last_failure, bindings)
-        if now - self._sampled >= SIZES_INTERVAL:
+        sampled = now - self._sampled >= SIZES_INTERVAL
+        if sampled:
             self._sampled = now
             self._sizes = [*self._sizes, status.sizes_sample(queue, now)][
                 -status.QUEUE_SIZES_KEPT :
             ]
-        document = {"queue": queue, "waiting_pods": queue["waiting"], "queue_sizes": self._sizes}
-        SchedulerStatus.objects.update_or_create(workspace_id=self.workspace_id, defaults=document)
-        broadcast.send_status(
-            self.workspace_id,
-            {
+        news = self._cluster_changed or self._broadcast != (queue, self.paused)
+        if news or sampled:
+            document = {
                 "queue": queue,
-                "waitingPods": queue["waiting"],
-                "queueSizes": self._sizes,
-                "paused": self.paused,
-            },
-        )
+                "waiting_pods": queue["waiting"],
+                "queue_sizes": self._sizes,
+            }
+            SchedulerStatus.objects.update_or_create(
+                workspace_id=self.workspace_id, defaults=document
+            )
+        if news:
+            self._broadcast, self._cluster_changed = (queue, self.paused), False
+            broadcast.send_status(
+                self.workspace_id,
+                {
+                    "queue": queue,
+                    "waitingPods": queue["waiting"],
+                    "queueSizes": self._sizes,
+                    "paused": self.paused,
+                },
+            )
         usage = status.node_usage(self.scheduler)
         if usage != self._node_usage:
             self._node_usage = usage
@@ -516,8 +536,9 @@ class SchedulerService:
         stored = SchedulerStatus.objects.filter(workspace_id=self.workspace_id).first()
         return list(stored.queue_sizes) if stored is not None else []
 
-    def _announce(self, state: str) -> None:
-        broadcast.send_service_state(self.workspace_id, state, self.holder, self.generation or 0)
+    def _announce(self) -> None:
+        """Tells the pages that the scheduler's state changed (after writing it)."""
+        broadcast.send_service_state(self.workspace_id)
 
     def _announce_lost(self) -> None:
         logger.warning("workspace %s: %s lost the scheduler lease", self.workspace_id, self.holder)

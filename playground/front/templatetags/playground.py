@@ -1,4 +1,4 @@
-"""Template filters for numbers people read (durations, CPU, memory), and the scheduler badge."""
+"""Template filters for numbers people read (durations, CPU, memory), and the scheduler's state."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from playground.front import live
+from playground.scheduling.scheduler_state import SchedulerState, scheduler_state
 
 register = template.Library()
 
@@ -49,5 +50,11 @@ def as_yaml(value: Any) -> str:
 
 @register.simple_tag
 def service_state(workspace: Any) -> SafeString:
-    """The scheduler's state as the page loads; pages with a live stream keep it current."""
+    """The top bar's scheduler badge as the page loads; the page's websocket keeps it current."""
     return mark_safe(live.service_state(workspace))  # rendered by a template, escaped there
+
+
+@register.simple_tag
+def scheduler_state_of(workspace: Any) -> SchedulerState:
+    """The scheduler's state, for a template that is not handed it (``{% ... as scheduler %}``)."""
+    return scheduler_state(workspace.pk)

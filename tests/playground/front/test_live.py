@@ -32,25 +32,38 @@ def test_the_view_comes_from_the_query_string(query, view):
 
 
 @pytest.mark.parametrize(
-    ("lease_seconds", "paused", "badge"),
+    ("lease_seconds", "holder", "paused", "badge"),
     [
-        (None, False, "scheduler stopped"),
-        (-5, False, "scheduler stopped"),
-        (30, False, "scheduler running"),
-        (30, True, "scheduler paused"),
+        (None, "", False, "no scheduler"),
+        (-5, "w1:7:task", False, "no scheduler"),
+        (30, "starting:task", False, "scheduler starting"),
+        (30, "w1:7:task", False, "scheduler running"),
+        (30, "w1:7:task", True, "scheduler paused"),
     ],
-    ids=["no lease", "a lapsed lease", "a live lease", "a live lease, paused"],
+    ids=["no lease", "a lapsed lease", "a start reserved", "a live lease", "a live lease, paused"],
 )
 @pytest.mark.parametrize("page", ["objects/", "profile/", "transfer/"])
-def test_pages_without_a_stream_show_the_schedulers_state_as_they_load(
-    logged_in, workspace, page, lease_seconds, paused, badge
+def test_pages_without_a_stream_of_their_own_show_the_state_and_open_one_for_it(
+    logged_in, workspace, page, lease_seconds, holder, paused, badge
 ):
     workspace.paused = paused
     workspace.save()
     if lease_seconds is not None:
         expires = timezone.now() + timedelta(seconds=lease_seconds)
-        SchedulerLease.objects.create(workspace=workspace, holder="w1", expires_at=expires)
+        SchedulerLease.objects.create(workspace=workspace, holder=holder, expires_at=expires)
 
     content = logged_in.get(f"/w/lab/{page}").content.decode()
 
     assert f">{badge}</span>" in content
+    assert content.count('ws-connect="/ws/w/lab/"') == 1
+    running = badge in ("scheduler running", "scheduler paused")
+    assert (
+        '<span class="holder" title="holds the scheduler\'s lease">w1:7</span>' in content
+    ) == running
+
+
+@pytest.mark.parametrize("page", ["", "nodes/", "pods/", "queue/", "permit/"])
+def test_pages_with_a_stream_of_their_own_open_no_second_one(logged_in, workspace, page):
+    content = logged_in.get(f"/w/lab/{page}").content.decode()
+    assert content.count("ws-connect=") == 1
+    assert 'ws-connect="/ws/w/lab/?view=' in content

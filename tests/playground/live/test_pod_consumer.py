@@ -1,7 +1,9 @@
 """The pod websocket: only known pods, resync on connect, extension points as they happen."""
 
+from channels.db import database_sync_to_async
+
 from playground.live import broadcast
-from playground.workspaces.models import SchedulingAttempt
+from playground.workspaces.models import ClusterObject, SchedulingAttempt
 from tests.playground.front.rows import pod, store
 from tests.playground.live.conftest import connect_and, nothing
 
@@ -76,6 +78,25 @@ def test_each_extension_point_is_shown_as_it_happens(owner, workspace):
 
 
 def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspace):
+    pending = store(workspace, pod("web"))
+
+    def scheduled():
+        ClusterObject.objects.filter(pk=pending.pk).update(node_name="n1")
+        SchedulingAttempt.objects.create(
+            workspace=workspace, pod_key="default/web", pod_uid="uid-web", result="Scheduled"
+        )
+
+    async def scenario(ws, connected, first):
+        await database_sync_to_async(scheduled)()
+        broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
+        return await ws.receive_from(timeout=5)
+
+    html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
+    assert '<table id="pod-attempts">' in html
+    assert '<span class="badge bound">bound</span> on <strong>n1</strong>' in html
+
+
+def test_what_an_attempt_did_not_change_is_not_sent_again(owner, workspace):
     store(workspace, pod("web", nodeName="n1"))
 
     async def scenario(ws, connected, first):
@@ -83,8 +104,8 @@ def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspac
         return await ws.receive_from(timeout=5)
 
     html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
-    assert '<table id="pod-attempts">' in html
-    assert '<span class="badge bound">bound</span> on <strong>n1</strong>' in html
+    assert html.startswith('<div id="pod-live" class="panel">')
+    assert 'id="pod-attempts"' not in html and 'id="pod-state"' not in html
 
 
 def test_another_pods_messages_do_not_arrive(owner, workspace):

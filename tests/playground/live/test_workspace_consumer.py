@@ -1,10 +1,14 @@
 """The workspace websocket: who may connect, resync on connect, broadcasts become fragments."""
 
+from datetime import timedelta
+
 import pytest
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.utils import timezone
 
 from playground.live import broadcast
-from playground.workspaces.models import SchedulerStatus
+from playground.workspaces.models import SchedulerLease, SchedulerStatus, Workspace
 from tests.playground.front.rows import node, pod, store
 from tests.playground.live.conftest import connect_and, nothing
 
@@ -41,8 +45,8 @@ def test_a_member_connects_and_gets_the_scheduler_state_at_once(owner, stranger,
     workspace.members.add(stranger)
     connected, first = connect_and("/ws/w/lab/", stranger, nothing)
     assert connected
-    assert first.startswith('<span id="service-state"')
-    assert "scheduler stopped" in first
+    assert first.startswith('<span id="scheduler-badge"')
+    assert ">no scheduler</span>" in first
 
 
 def test_connecting_resynchronises_the_page_from_the_database(owner, workspace):
@@ -87,20 +91,69 @@ def test_node_usage_updates_the_bars_of_the_nodes_on_the_page(owner, workspace):
     assert "elsewhere" not in html
 
 
-def test_the_service_state_is_shown_on_every_view(owner, workspace):
-    async def scenario(ws, connected, first):
-        broadcast.send_service_state(workspace.pk, "paused", "worker:1:abc", 3)
-        return await ws.receive_from(timeout=5)
+@pytest.mark.parametrize("view", ["", "overview", "nodes", "pods", "queue", "permit"])
+def test_a_change_of_the_schedulers_state_reaches_every_place_that_shows_it(owner, workspace, view):
+    def paused_under_a_new_holder():
+        Workspace.objects.filter(pk=workspace.pk).update(paused=True)
+        expires = timezone.now() + timedelta(seconds=30)
+        SchedulerLease.objects.update_or_create(
+            workspace=workspace, defaults={"holder": "host:7:task", "expires_at": expires}
+        )
 
-    html = connect_and("/ws/w/lab/", owner, scenario)
-    assert html.startswith('<span id="service-state" class="badge backoff"')
-    assert "scheduler paused" in html
+    async def scenario(ws, connected, first):
+        await database_sync_to_async(paused_under_a_new_holder)()
+        broadcast.send_service_state(workspace.pk)
+        return first, await ws.receive_from(timeout=5)
+
+    first, html = connect_and(f"/ws/w/lab/?view={view}", owner, scenario)
+    assert ">no scheduler</span>" in first
+    assert html.startswith('<span id="scheduler-badge" class="scheduler-badge">')
+    assert '<span id="service-state" class="badge backoff"' in html
+    assert ">scheduler paused</span>" in html and '<span class="holder"' in html
+    panel = view in ("overview", "queue")
+    assert ('<div id="scheduler-state"' in html) == panel
+    if panel:
+        assert "<code>host:7:task</code>" in html and ">Resume</button>" in html
+
+
+def test_a_lease_that_lapses_unannounced_shows_as_no_scheduler(owner, workspace, monkeypatch):
+    monkeypatch.setattr("playground.live.consumers.STATE_CHECK_SECONDS", 0.2)
+    expires = timezone.now() + timedelta(seconds=1)
+    SchedulerLease.objects.create(workspace=workspace, holder="host:7:task", expires_at=expires)
+
+    async def scenario(ws, connected, first):
+        return first, await ws.receive_from(timeout=5)
+
+    first, html = connect_and("/ws/w/lab/?view=queue", owner, scenario)
+    assert ">scheduler running</span>" in first
+    assert ">no scheduler</span>" in html
+
+
+def test_news_that_change_nothing_on_the_page_send_nothing(owner, workspace):
+    async def scenario(ws, connected, first):
+        broadcast.send_status(workspace.pk, {"queue": {}, "paused": False})
+        broadcast.send_service_state(workspace.pk)
+        return await ws.receive_nothing(timeout=0.5)
+
+    assert connect_and("/ws/w/lab/?view=overview", owner, scenario)
+
+
+def test_the_overview_sends_only_what_changed_and_keeps_the_schedulers_panel(owner, workspace):
+    async def scenario(ws, connected, first):
+        await database_sync_to_async(store)(workspace, pod("web"))
+        broadcast.send_status(workspace.pk, {"queue": {}, "paused": False})
+        return first, await ws.receive_from(timeout=5)
+
+    first, html = connect_and("/ws/w/lab/?view=overview", owner, scenario)
+    assert '<div id="scheduler-state"' in first
+    assert html.startswith('<div id="overview-summary"')
+    assert "scheduler-state" not in html and "scheduler-badge" not in html
+    assert '<td>pending pods</td><td class="num">1</td>' in html
 
 
 def test_a_recorded_attempt_refreshes_the_pods_table(owner, workspace):
-    store(workspace, pod("web"))
-
     async def scenario(ws, connected, first):
+        await database_sync_to_async(store)(workspace, pod("web"))
         attempt = {"id": 1, "pod": "default/web", "uid": "uid-web", "result": "Scheduled"}
         broadcast.send_attempts(workspace.pk, [attempt])
         return await ws.receive_from(timeout=5)
@@ -130,3 +183,20 @@ def test_leaving_the_page_leaves_the_group(owner, workspace, monkeypatch):
     monkeypatch.setattr(layer, "group_discard", spy)
     connect_and("/ws/w/lab/", owner, nothing)
     assert left == [f"workspace-{workspace.pk}"]
+
+
+def test_a_page_that_receives_nothing_for_a_while_keeps_its_socket(owner, workspace):
+    """Pages receive only changes, so a socket may wait long: with Redis, longer than the
+    channel layer's blocking pop (5 s), which must not end it."""
+    layer = get_channel_layer()
+    if not hasattr(layer, "brpop_timeout"):
+        pytest.skip("only the Redis channel layer blocks on a pop")
+
+    async def scenario(ws, connected, first):
+        assert await ws.receive_nothing(timeout=layer.brpop_timeout + 1.5, interval=0.5)
+        await database_sync_to_async(store)(workspace, pod("web"))
+        broadcast.send_status(workspace.pk, {"queue": {}, "paused": False})
+        return await ws.receive_from(timeout=5)
+
+    html = connect_and("/ws/w/lab/?view=overview", owner, scenario)
+    assert html.startswith('<div id="overview-summary"')

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
+from playground.live import broadcast
 from playground.scheduling.binding import BINDING_FINISHED, LOST_LEASE
+from playground.scheduling.scheduler_state import scheduler_state
 from playground.scheduling.service import BINDING_TIMEOUT
 from playground.workspaces.models import (
     SchedulerCommand,
@@ -727,3 +729,77 @@ def test_a_pod_waiting_for_a_cordoned_node_binds_once_it_is_uncordoned(
 
     assert cluster.get("Pod", "web", "default").spec.node_name == "n1"
     assert results() == [("default/web", "Unschedulable", ""), ("default/web", "Scheduled", "n1")]
+
+
+def test_an_idle_service_sends_nothing_but_stores_the_sizes_it_samples(
+    make_service, workspace, cluster, sent, clock, binding_tasks
+):
+    cluster.add(node_manifest("n1"))
+    cluster.add(pod_manifest("web"))
+    service = make_service()  # status_interval 0: it looks at every tick
+    service.start()
+    settle(service, binding_tasks)
+    before = list(sent)
+    samples = len(SchedulerStatus.objects.get(workspace=workspace).queue_sizes)
+
+    for _ in range(5):
+        clock.step(3)
+        assert service.tick()
+
+    assert sent == before, "nothing changed: no queue, usage or state message"
+    stored = SchedulerStatus.objects.get(workspace=workspace).queue_sizes
+    assert len(stored) == samples + 5, "the chart's samples are still kept"
+
+
+def test_a_change_is_sent_once(make_service, cluster, sent, binding_tasks):
+    cluster.add(node_manifest("n1", cpu="1"))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    before = len(statuses(sent))
+
+    cluster.add(pod_manifest("big", cpu="2"))
+    settle(service, binding_tasks)
+    service.tick()
+
+    [status] = statuses(sent)[before:]
+    assert [entry["pod"] for entry in status["queue"]["unschedulable"]] == ["default/big"]
+
+
+def test_a_change_to_an_object_the_queue_does_not_show_is_sent_for_the_overview(
+    make_service, cluster, sent, binding_tasks
+):
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    before = len(statuses(sent))
+
+    cluster.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}})
+    service.tick()
+    service.tick()
+
+    assert len(statuses(sent)) == before + 1
+
+
+@pytest.mark.parametrize("kind", ["pause", "resume"])
+def test_the_state_is_announced_once_written_where_the_pages_read_it(
+    make_service, workspace, sent, kind, monkeypatch
+):
+    workspace.paused = kind == "resume"
+    workspace.save()
+    service = make_service()
+    service.start()
+    written = []
+    monkeypatch.setattr(
+        broadcast,
+        "send",
+        lambda group, message: written.append(
+            (message["type"], scheduler_state(workspace.pk).state)
+        ),
+    )
+
+    command(workspace, kind)
+    service.tick()
+
+    announced = [state for kind_sent, state in written if kind_sent == "service.state"]
+    assert announced == ["paused" if kind == "pause" else "running"]

@@ -1,0 +1,82 @@
+"""The scheduler's state as every page shows it: one reading of the database, for all of them.
+
+The top bar of every workspace page, the overview's scheduler panel and the queue board all
+render a SchedulerState read here, never a copy kept elsewhere (a flag on a message, a
+workspace object loaded when a websocket opened), so two places on one page cannot disagree.
+Whoever changes what it is read from (the service taking or giving up its lease, pausing or
+resuming) tells the pages through ``broadcast.send_service_state``, and they read it again; a
+lease that lapses because its worker died tells nobody, so the pages also read it again every
+few seconds (``STATE_CHECK_SECONDS`` in ``playground.live.consumers``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from playground.scheduling import lease
+from playground.workspaces.models import SchedulerLease, Workspace
+
+RUNNING, PAUSED, STARTING, NO_SCHEDULER = "running", "paused", "starting", "no scheduler"
+BADGES = {RUNNING: "bound", PAUSED: "backoff", STARTING: "pending", NO_SCHEDULER: "unschedulable"}
+"""The badge colour of each state (the CSS classes of pod states)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerState:
+    """Whether a scheduler serves the workspace, and whether it schedules.
+
+    ``paused`` is the workspace's own setting, kept when no scheduler runs: a scheduler that
+    starts takes it up, so the page offers Resume for a paused workspace in every state.
+    """
+
+    state: str
+    paused: bool
+    holder: str = ""
+    since: datetime | None = None
+    """When the holder took the lease over."""
+    generation: int = 0
+    lease_seconds: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return self.state if self.state == NO_SCHEDULER else f"scheduler {self.state}"
+
+    @property
+    def badge(self) -> str:
+        return BADGES[self.state]
+
+    @property
+    def worker(self) -> str:
+        """The holder without its task id: ``host:pid`` of the worker (the whole holder when it
+        has another shape)."""
+        host, _, rest = self.holder.partition(":")
+        pid, _, _ = rest.partition(":")
+        return f"{host}:{pid}" if pid.isdigit() else self.holder
+
+    @property
+    def renewal_seconds(self) -> float:
+        """How often the holder renews its lease (a third of it, see SchedulerService)."""
+        return self.lease_seconds / 3
+
+
+def scheduler_state(workspace_id: int, now: datetime | None = None) -> SchedulerState:
+    """The state of the workspace's scheduler now, from its lease and its paused setting."""
+    now = now or timezone.now()
+    paused = Workspace.objects.filter(pk=workspace_id).values_list("paused", flat=True).first()
+    held = SchedulerLease.objects.filter(workspace_id=workspace_id).first()
+    if held is None or not lease.is_held(held, now):
+        return SchedulerState(NO_SCHEDULER, bool(paused))
+    if held.holder.startswith(lease.STARTING):
+        return SchedulerState(STARTING, bool(paused))
+    return SchedulerState(
+        PAUSED if paused else RUNNING,
+        bool(paused),
+        holder=held.holder,
+        since=held.acquired_at,
+        generation=held.generation,
+        lease_seconds=float(settings.SCHEDULER_LEASE_SECONDS),
+    )
