@@ -15,17 +15,16 @@ from urllib.parse import parse_qs
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from playground.front import trace_tables
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import nodes_context, pods_context
 from playground.front.views.permit import permit_context
+from playground.front.views.pods import latest_attempt_context
 from playground.front.views.queue import board_context
 from playground.front.views.workspaces import overview_context
 from playground.live import broadcast
 from playground.workspaces.models import (
-    AttemptTrace,
     ClusterObject,
     SchedulerLease,
     SchedulingAttempt,
@@ -35,7 +34,6 @@ from playground.workspaces.models import (
 VIEWS = ("overview", "nodes", "pods", "queue", "permit")
 BOARD_VIEWS = ("overview", "pods", "queue", "permit")
 """Views whose fragments change with the queue."""
-BINDING_POINTS = ("reserve", "permit", "preBind", "bind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,26 +131,17 @@ def _render_service_state(state: str, holder: str) -> str:
 
 
 def pod_resync(workspace: Workspace, uid: str) -> str:
-    """The pod's state, its attempts and the latest one's extension points, from the database."""
-    parts = [_pod_attempts(workspace, uid)]
-    latest = (
-        AttemptTrace.objects.filter(attempt__workspace=workspace, attempt__pod_uid=uid)
-        .select_related("attempt")
-        .order_by("-attempt_id")
-        .first()
-    )
-    if latest is not None:
-        attempt = latest.attempt
-        message = {"pod": attempt.pod_key, "attemptId": attempt.pk, "events": latest.events()}
-        parts.append(_pod_trace(workspace, message))
-    return "".join(parts)
+    """The pod's state, its attempts and the latest one's tables, from the database."""
+    return _pod_attempts(workspace, uid)
 
 
 def _pod_attempts(workspace: Workspace, uid: str) -> str:
-    """The attempts table and the pod's state (when the pod still exists)."""
+    """The latest attempt's tables, the attempts table and the pod's state (when the pod still
+    exists)."""
     attempts = SchedulingAttempt.objects.filter(workspace=workspace, pod_uid=uid)
     parts = [
-        render_to_string("front/pod_attempts.html", {"workspace": workspace, "attempts": attempts})
+        render_to_string("front/latest_attempt.html", latest_attempt_context(workspace, uid)),
+        render_to_string("front/pod_attempts.html", {"workspace": workspace, "attempts": attempts}),
     ]
     pod = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid).first()
     if pod is not None:
@@ -162,28 +151,7 @@ def _pod_attempts(workspace: Workspace, uid: str) -> str:
 
 
 def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -> str:
-    latest = {message["type"]: message for message in messages}
-    parts = []
-    trace = latest.get(broadcast.POD_TRACE)
-    if trace is not None:  # a new attempt was stored: its trace, and the attempts table
-        parts.append(_pod_trace(workspace, trace))
-        parts.append(_pod_attempts(workspace, uid))
-    return "".join(parts)
-
-
-def _pod_trace(workspace: Workspace, message: dict[str, Any]) -> str:
-    points = trace_tables.extension_points(message.get("events") or [])
-    totals = next(
-        (event.get("data", {}).get("totals", {}) for event in points if event["point"] == "score"),
-        {},
-    )
-    placed = (e for e in points if e["point"] in BINDING_POINTS and e.get("node"))
-    chosen = next((event["node"] for event in placed), "")
-    context = {
-        "workspace": workspace,
-        "pod": message.get("pod", ""),
-        "attempt_id": message.get("attemptId"),
-        "points": points,
-        "ranking": trace_tables.ranking(totals, chosen),
-    }
-    return render_to_string("live/pod_live.html", context)
+    """Once an attempt of the pod is stored (``pod.trace``), everything its page shows of it."""
+    if any(message["type"] == broadcast.POD_TRACE for message in messages):
+        return _pod_attempts(workspace, uid)
+    return ""

@@ -24,7 +24,12 @@ urlpatterns = [
     path("w/<slug:slug>/nodes/", cluster.nodes, name="nodes"),
     path("w/<slug:slug>/pods/", cluster.pods, name="pods"),
     path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),
-    path("w/<slug:slug>/attempts/<int:pk>/", pods.attempt_detail, name="attempt"),
+    path(
+        "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/",
+        pods.attempt_detail,
+        name="attempt",
+    ),
+    path("w/<slug:slug>/attempts/<int:pk>/", pods.attempt_by_id, name="attempt-by-id"),
     path("w/<slug:slug>/objects/", cluster.objects, name="objects"),
     path("w/<slug:slug>/objects/new/", objects.new_object, name="object-new"),
     path("w/<slug:slug>/objects/<int:pk>/", objects.edit_object, name="object"),

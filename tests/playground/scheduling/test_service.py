@@ -309,6 +309,30 @@ def test_applying_a_configuration_schedules_with_its_profiles(
     assert service.revision == 2
 
 
+def test_attempt_numbers_go_on_when_a_configuration_is_applied_and_after_a_takeover(
+    make_service, workspace, cluster, binding_tasks, clock
+):
+    """Each new scheduler counts its scheduling cycles from 1 again; a pod's attempts are
+    numbered on from those stored, so "attempt 3" names one attempt for good."""
+    cluster.add(node_manifest("n1", cpu="1"))
+    cluster.add(pod_manifest("big", cpu="2"))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    configure(workspace, SECOND_PROFILE, revision=2)
+    command(workspace, SchedulerCommand.APPLY_CONFIGURATION, revision=2)
+    settle(service, binding_tasks)
+    service.stop()
+    successor = make_service("worker-b")
+    assert successor.start()
+    settle(successor, binding_tasks)
+
+    attempts = SchedulingAttempt.objects.order_by("id")
+    assert [a.cycle for a in attempts] == [1, 1, 1]  # the engine's counter restarted each time
+    assert [a.number for a in attempts] == [1, 2, 3]
+    assert [str(a) for a in attempts][-1] == "attempt 3 of pod default/big"
+
+
 def test_an_invalid_configuration_is_not_applied(make_service, workspace, cluster, binding_tasks):
     cluster.add(node_manifest("n1"))
     service = make_service()
