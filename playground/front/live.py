@@ -8,13 +8,14 @@ service broadcasts (``playground/live/broadcast.py`` documents their payloads).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
 from playground.front.usage import NodeUsage
@@ -38,10 +39,12 @@ BOARD_VIEWS = ("overview", "pods", "queue", "permit")
 
 @dataclass(frozen=True, slots=True)
 class LiveView:
-    """Which page a websocket feeds: one of VIEWS (or none: the service state only)."""
+    """Which page a websocket feeds: one of VIEWS (or none: the service state only), and for
+    the pods page, its filter (``?view=pods&state=unschedulable&page=2``)."""
 
     name: str = ""
     page: str = "1"
+    pod_filter: PodFilter = field(default_factory=PodFilter)
 
     @classmethod
     def from_query(cls, query_string: bytes | str) -> LiveView:
@@ -50,7 +53,8 @@ class LiveView:
         query = parse_qs(query_string)
         name = query.get("view", [""])[0]
         page = query.get("page", ["1"])[0]
-        return cls(name if name in VIEWS else "", page if page.isdigit() else "1")
+        pod_filter = PodFilter.from_query({key: values[0] for key, values in query.items()})
+        return cls(name if name in VIEWS else "", page if page.isdigit() else "1", pod_filter)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -97,7 +101,7 @@ def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
     if view.name == "permit":
         return render_to_string("front/permit_console.html", permit_context(workspace, board))
     if view.name == "pods":
-        context = pods_context(workspace, view.page, board)
+        context = pods_context(workspace, view.page, board, view.pod_filter)
         return render_to_string("front/pods_table.html", context)
     return render_to_string("front/overview_summary.html", overview_context(workspace))
 

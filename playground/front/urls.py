@@ -8,6 +8,7 @@ from playground.front.views import (
     control,
     objects,
     permit,
+    pod_deletion,
     pods,
     profile,
     queue,
@@ -23,6 +24,7 @@ urlpatterns = [
     path("w/<slug:slug>/", workspaces.overview, name="workspace"),
     path("w/<slug:slug>/nodes/", cluster.nodes, name="nodes"),
     path("w/<slug:slug>/pods/", cluster.pods, name="pods"),
+    path("w/<slug:slug>/delete-pods/", pod_deletion.delete_pods, name="pods-delete"),
     path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),
     path(
         "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/",

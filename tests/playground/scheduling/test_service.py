@@ -149,6 +149,29 @@ def test_changes_made_after_the_start_reach_the_scheduler_as_cluster_events(
     ]
 
 
+def test_pods_deleted_together_leave_the_scheduler_and_free_their_node(
+    make_service, workspace, cluster, binding_tasks
+):
+    cluster.add(node_manifest("n1", cpu="1"))
+    cluster.add(pod_manifest("small", cpu="600m"))
+    cluster.add(pod_manifest("stuck-1", cpu="2"))
+    cluster.add(pod_manifest("stuck-2", cpu="2"))
+    cluster.add(pod_manifest("waiter", cpu="600m"))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    queued = {"default/stuck-1", "default/stuck-2", "default/waiter"}
+    assert set(queue_of(workspace, "unschedulable") + queue_of(workspace, "backoff")) == queued
+
+    doomed = ("small", "stuck-1", "stuck-2")
+    uids = [cluster.get("Pod", name, "default").metadata.uid for name in doomed]
+    assert cluster.delete_many("Pod", uids) == 3
+    settle(service, binding_tasks)
+
+    assert queue_of(workspace, "unschedulable") + queue_of(workspace, "backoff") == []
+    assert cluster.get("Pod", "waiter", "default").spec.node_name == "n1"  # small's room
+
+
 def test_cycles_per_tick_bound_the_work_of_one_tick(make_service, cluster, binding_tasks):
     cluster.add(node_manifest("n1"))
     for index in range(5):
