@@ -40,11 +40,13 @@ BOARD_VIEWS = ("overview", "pods", "queue", "permit")
 @dataclass(frozen=True, slots=True)
 class LiveView:
     """Which page a websocket feeds: one of VIEWS (or none: the service state only), and for
-    the pods page, its filter (``?view=pods&state=unschedulable&page=2``)."""
+    the pods page, its filter (``?view=pods&state=unschedulable&page=2``), for the queue
+    board, its chart's time window (``?view=queue&window=60``)."""
 
     name: str = ""
     page: str = "1"
     pod_filter: PodFilter = field(default_factory=PodFilter)
+    window: str | None = None
 
     @classmethod
     def from_query(cls, query_string: bytes | str) -> LiveView:
@@ -54,7 +56,10 @@ class LiveView:
         name = query.get("view", [""])[0]
         page = query.get("page", ["1"])[0]
         pod_filter = PodFilter.from_query({key: values[0] for key, values in query.items()})
-        return cls(name if name in VIEWS else "", page if page.isdigit() else "1", pod_filter)
+        window = query.get("window", [None])[0]
+        return cls(
+            name if name in VIEWS else "", page if page.isdigit() else "1", pod_filter, window
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -97,7 +102,8 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
 
 def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
     if view.name == "queue":
-        return render_to_string("front/queue_board.html", board_context(workspace, board))
+        context = board_context(workspace, board, view.window)
+        return render_to_string("front/queue_board.html", context)
     if view.name == "permit":
         return render_to_string("front/permit_console.html", permit_context(workspace, board))
     if view.name == "pods":

@@ -18,12 +18,15 @@ COLUMN_LIMIT = 50
 
 @workspace_view
 def queue(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    context = {"section": "queue", **board_context(workspace, board_of(workspace))}
+    """The board; ``?window=60`` (seconds, or ``all``) sets the time the chart covers."""
+    window = request.GET.get("window")
+    context = {"section": "queue", **board_context(workspace, board_of(workspace), window)}
     return render_page(request, "front/queue.html", "front/queue_board.html", context)
 
 
-def board_context(workspace: Workspace, board: Board) -> dict[str, Any]:
-    """What the board fragments show; the live consumer renders them from a published board."""
+def board_context(workspace: Workspace, board: Board, window: str | None = None) -> dict[str, Any]:
+    """What the board fragments show; the live consumer renders them from a published board.
+    ``window`` is the chart's (``charts.WINDOWS``; the default when None)."""
     bound = ClusterObject.objects.filter(workspace=workspace, kind="Pod").exclude(node_name="")
     columns = [
         (name, title, about, entries[:COLUMN_LIMIT], len(entries))
@@ -34,7 +37,7 @@ def board_context(workspace: Workspace, board: Board) -> dict[str, Any]:
         "columns": _with_latest_attempts(workspace, columns),
         "bound": bound.order_by("-updated")[:COLUMN_LIMIT],
         "bound_count": bound.count(),
-        "chart": queue_chart(board.sizes),
+        "chart": queue_chart(board.sizes, window),
         "updated": board.updated,
     }
 

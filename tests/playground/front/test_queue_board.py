@@ -75,10 +75,26 @@ def test_bound_pods_are_listed_latest_first(logged_in, workspace, status):
     assert "default/pending" not in bound
 
 
-def test_the_chart_draws_the_sizes_over_time(logged_in, status):
+def test_the_chart_draws_the_sizes_over_time_with_axes_in_units(logged_in, status):
     content = logged_in.get("/w/lab/queue/").content.decode()
     assert content.count("<polyline") == 4  # active, backoff, unschedulable, gated
-    assert "peak 3 over the last 10 s" in content
+    assert "peak 3 pods in the last 5 min" in content
+    assert 'aria-label="Queue sizes (pods) over the last 5 min"' in content
+    assert ">\u22125 min</text>" in content and ">0 min</text>" in content
+    assert ">pods</text>" in content and ">time before the latest sample</text>" in content
+
+
+def test_the_chart_window_is_chosen_in_the_url_and_kept_by_the_live_board(logged_in, status):
+    content = logged_in.get("/w/lab/queue/?window=60").content.decode()
+    assert '<a href="?window=60" aria-current="true">1 min</a>' in content
+    assert ">\u221260 s</text>" in content and "peak 3 pods in the last 1 min" in content
+    assert 'ws-connect="/ws/w/lab/?view=queue&amp;window=60"' in content
+
+
+def test_an_unknown_chart_window_is_named_and_the_default_shown(logged_in, status):
+    content = logged_in.get("/w/lab/queue/?window=7").content.decode()
+    assert "window: unknown value &quot;7&quot;: choose one of 60, 300, 600, all" in content
+    assert '<a href="?window=300" aria-current="true">5 min</a>' in content
 
 
 def test_long_columns_show_their_first_pods_and_their_size(logged_in, workspace, monkeypatch):
@@ -103,4 +119,4 @@ def test_htmx_gets_the_board_only(htmx, status):
 
 def test_the_board_subscribes_to_the_workspace_stream(logged_in, status):
     content = logged_in.get("/w/lab/queue/").content.decode()
-    assert 'ws-connect="/ws/w/lab/?view=queue"' in content
+    assert 'ws-connect="/ws/w/lab/?view=queue&amp;window=300"' in content
