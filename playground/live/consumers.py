@@ -95,7 +95,10 @@ class LiveConsumer(AsyncWebsocketConsumer):
             logger.exception("live update of %s failed", self.group)
 
     async def _send_html(self, html: str) -> None:
-        if html:
+        # The same fragments again would replace the page's links and boxes under the person's
+        # pointer for nothing (the service publishes its queue twice a second, changed or not).
+        if html and html != getattr(self, "_sent", None):
+            self._sent = html
             await self.send(text_data=html)
 
     def _accessible_workspace(self) -> Workspace | None:
@@ -126,7 +129,7 @@ class WorkspaceConsumer(LiveConsumer):
 
 
 class PodConsumer(LiveConsumer):
-    """A pod's page: each attempt's extension points as they happen, the pod's attempts."""
+    """A pod's page: its latest attempt's tables and its attempts, as each attempt is stored."""
 
     def prepare(self) -> bool:
         """Only pods the workspace has (or had: their attempts remain) can be followed."""

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
+from django_htmx.http import push_url
 
 from playground.front.access import workspace_view
 from playground.front.pages import render_page
@@ -36,7 +37,10 @@ def pods(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         **pods_context(workspace, request.GET.get("page"), pod_filter=pod_filter),
     }
     status = 422 if pod_filter.errors else 200
-    return render_page(request, "front/pods.html", "front/pods_live.html", context, status)
+    response = render_page(request, "front/pods.html", "front/pods_live.html", context, status)
+    if getattr(request, "htmx", None):  # the address bar shows the filter, not the empty fields
+        return push_url(response, _pods_address(request.path, pod_filter, context["page"]))
+    return response
 
 
 @workspace_view
@@ -96,6 +100,12 @@ def _objects(workspace: Workspace, kind: str) -> Any:
     return ClusterObject.objects.filter(workspace=workspace, kind=kind).order_by(
         "namespace", "name"
     )
+
+
+def _pods_address(path: str, pod_filter: PodFilter, page: Any) -> str:
+    """The pods page's URL with the filter's fields that are set, and the page after the first."""
+    params = [*pod_filter.fields(), *([("page", page.number)] if page.number > 1 else [])]
+    return f"{path}?{urlencode(params)}" if params else path
 
 
 def _namespaces(workspace: Workspace, chosen: str) -> list[str]:

@@ -115,7 +115,9 @@ def test_pages_of_a_filtered_list_keep_the_filter(logged_in, workspace, monkeypa
 
 
 def test_htmx_gets_the_filter_form_with_the_filtered_list(htmx, shop):
-    content = htmx.get("/w/lab/pods/?state=gated").content.decode()
+    response = htmx.get("/w/lab/pods/?name=&namespace=&state=gated&node=&labels=")
+    assert response["HX-Push-Url"] == "/w/lab/pods/?state=gated"  # not the empty fields
+    content = response.content.decode()
     assert content.startswith('<div id="pods-live"')
     assert '<option value="gated" selected>gated</option>' in content
     assert "jobs/batch-2" in content and "jobs/batch-1" not in content

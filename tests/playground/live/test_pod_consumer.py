@@ -91,12 +91,27 @@ def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspac
     store(workspace, pod("web", nodeName="n1"))
 
     async def scenario(ws, connected, first):
-        broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
+        attempt = await database_sync_to_async(SchedulingAttempt.objects.create)(
+            workspace=workspace, pod_key="default/web", pod_uid="uid-web", result="Scheduled"
+        )
+        broadcast.send_trace(workspace.pk, attempt_of("web", attempt.pk), POINTS)
         return await ws.receive_from(timeout=5)
 
     html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
-    assert '<table id="pod-attempts">' in html
+    assert '<table id="pod-attempts">' in html and "No attempt yet." not in html
     assert '<span class="badge bound">bound</span> on <strong>n1</strong>' in html
+
+
+def test_a_message_that_changes_nothing_redraws_nothing(owner, workspace):
+    """Fragments equal to the page's are not sent again: they would replace its links for
+    nothing (the service publishes its queue twice a second, changed or not)."""
+    store(workspace, pod("web", nodeName="n1"))
+
+    async def scenario(ws, connected, first):
+        broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
+        return await ws.receive_nothing(timeout=0.5)
+
+    assert connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
 
 
 def test_another_pods_messages_do_not_arrive(owner, workspace):
