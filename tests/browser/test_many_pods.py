@@ -14,26 +14,9 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same
+from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
 
 FITS, STUCK = 200, 30
-TEMPLATE = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: {name}
-  namespace: default
-  labels:
-    app: {name}
-spec:
-  containers:
-  - name: app
-    image: busybox
-    resources:
-      requests:
-        cpu: {cpu}
-        memory: 16Mi
-"""
 
 
 def test_a_person_finds_and_deletes_pods_among_hundreds(context, demo):
@@ -61,7 +44,7 @@ def test_a_person_finds_and_deletes_pods_among_hundreds(context, demo):
 
 def bulk_create(page: Page, name: str, cpu: str, count: int) -> None:
     page.goto("/w/demo/transfer/?kind=Pod")
-    page.get_by_label("Template").fill(TEMPLATE.format(name=name, cpu=cpu))
+    page.get_by_label("Template").fill(pod_yaml(name, cpu, label=name))
     page.get_by_label("How many").fill(str(count))
     page.get_by_role("button", name="Create").click()
     expect(page.locator("#bulk")).to_contain_text(f"{count} of {count} created")

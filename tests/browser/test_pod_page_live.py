@@ -6,23 +6,10 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same
+from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
 
 POD = "default/giant"
-POD_YAML = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: giant
-  namespace: default
-spec:
-  containers:
-  - name: app
-    image: busybox
-    resources:
-      requests:
-        cpu: "20"
-"""
+POD_YAML = pod_yaml("giant", "20")
 NODE_YAML = """\
 apiVersion: v1
 kind: Node
