@@ -8,24 +8,24 @@ service broadcasts (``playground/live/broadcast.py`` documents their payloads).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
 from django.template.loader import render_to_string
 
-from playground.front import trace_tables
+from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import nodes_context, pods_context
 from playground.front.views.permit import permit_context
+from playground.front.views.pods import latest_attempt_context
 from playground.front.views.queue import board_context
 from playground.front.views.workspaces import overview_context
 from playground.live import broadcast
 from playground.scheduling.scheduler_state import SchedulerState, scheduler_state
 from playground.workspaces.models import (
-    AttemptTrace,
     ClusterObject,
     SchedulingAttempt,
     Workspace,
@@ -38,15 +38,18 @@ PANEL_VIEWS = ("overview", "queue")
 """Views that show the scheduler's panel (state, lease, Pause / Resume) besides the top bar."""
 CLUSTER_NEWS = {broadcast.QUEUE_STATUS, broadcast.ATTEMPTS_RECORDED, broadcast.NODE_USAGE}
 """Messages that say the cluster or the attempts changed: the overview's counts may differ."""
-BINDING_POINTS = ("reserve", "permit", "preBind", "bind")
 
 
 @dataclass(frozen=True, slots=True)
 class LiveView:
-    """Which page a websocket feeds: one of VIEWS (or none: the service state only)."""
+    """Which page a websocket feeds: one of VIEWS (or none: the service state only), and for
+    the pods page, its filter (``?view=pods&state=unschedulable&page=2``), for the queue
+    board, its chart's time window (``?view=queue&window=60``)."""
 
     name: str = ""
     page: str = "1"
+    pod_filter: PodFilter = field(default_factory=PodFilter)
+    window: str | None = None
 
     @classmethod
     def from_query(cls, query_string: bytes | str) -> LiveView:
@@ -55,7 +58,11 @@ class LiveView:
         query = parse_qs(query_string)
         name = query.get("view", [""])[0]
         page = query.get("page", ["1"])[0]
-        return cls(name if name in VIEWS else "", page if page.isdigit() else "1")
+        pod_filter = PodFilter.from_query({key: values[0] for key, values in query.items()})
+        window = query.get("window", [None])[0]
+        return cls(
+            name if name in VIEWS else "", page if page.isdigit() else "1", pod_filter, window
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -98,11 +105,12 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
 
 def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
     if view.name == "queue":
-        return render_to_string("front/queue_board.html", board_context(workspace, board))
+        context = board_context(workspace, board, view.window)
+        return render_to_string("front/queue_board.html", context)
     if view.name == "permit":
         return render_to_string("front/permit_console.html", permit_context(workspace, board))
     if view.name == "pods":
-        context = pods_context(workspace, view.page, board)
+        context = pods_context(workspace, view.page, board, view.pod_filter)
         return render_to_string("front/pods_table.html", context)
     return _overview(workspace)
 
@@ -147,26 +155,17 @@ def _badge(state: SchedulerState) -> str:
 
 
 def pod_resync(workspace: Workspace, uid: str) -> str:
-    """The pod's state, its attempts and the latest one's extension points, from the database."""
-    parts = [_pod_attempts(workspace, uid)]
-    latest = (
-        AttemptTrace.objects.filter(attempt__workspace=workspace, attempt__pod_uid=uid)
-        .select_related("attempt")
-        .order_by("-attempt_id")
-        .first()
-    )
-    if latest is not None:
-        attempt = latest.attempt
-        message = {"pod": attempt.pod_key, "attemptId": attempt.pk, "events": latest.events()}
-        parts.append(_pod_trace(workspace, message))
-    return "".join(parts)
+    """The pod's state, its attempts and the latest one's tables, from the database."""
+    return _pod_attempts(workspace, uid)
 
 
 def _pod_attempts(workspace: Workspace, uid: str) -> str:
-    """The attempts table and the pod's state (when the pod still exists)."""
+    """The latest attempt's tables, the attempts table and the pod's state (when the pod still
+    exists)."""
     attempts = SchedulingAttempt.objects.filter(workspace=workspace, pod_uid=uid)
     parts = [
-        render_to_string("front/pod_attempts.html", {"workspace": workspace, "attempts": attempts})
+        render_to_string("front/latest_attempt.html", latest_attempt_context(workspace, uid)),
+        render_to_string("front/pod_attempts.html", {"workspace": workspace, "attempts": attempts}),
     ]
     pod = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid).first()
     if pod is not None:
@@ -176,28 +175,7 @@ def _pod_attempts(workspace: Workspace, uid: str) -> str:
 
 
 def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -> str:
-    latest = {message["type"]: message for message in messages}
-    parts = []
-    trace = latest.get(broadcast.POD_TRACE)
-    if trace is not None:  # a new attempt was stored: its trace, and the attempts table
-        parts.append(_pod_trace(workspace, trace))
-        parts.append(_pod_attempts(workspace, uid))
-    return "".join(parts)
-
-
-def _pod_trace(workspace: Workspace, message: dict[str, Any]) -> str:
-    points = trace_tables.extension_points(message.get("events") or [])
-    totals = next(
-        (event.get("data", {}).get("totals", {}) for event in points if event["point"] == "score"),
-        {},
-    )
-    placed = (e for e in points if e["point"] in BINDING_POINTS and e.get("node"))
-    chosen = next((event["node"] for event in placed), "")
-    context = {
-        "workspace": workspace,
-        "pod": message.get("pod", ""),
-        "attempt_id": message.get("attemptId"),
-        "points": points,
-        "ranking": trace_tables.ranking(totals, chosen),
-    }
-    return render_to_string("live/pod_live.html", context)
+    """Once an attempt of the pod is stored (``pod.trace``), everything its page shows of it."""
+    if any(message["type"] == broadcast.POD_TRACE for message in messages):
+        return _pod_attempts(workspace, uid)
+    return ""

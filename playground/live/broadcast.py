@@ -11,7 +11,7 @@ never from raw input. Each message's ``type`` names the consumer handler that re
 - ``node.usage`` (workspace group): ``nodes``, ``[{name, cpu, memory, pods}]`` with each
   resource as ``{requested, allocatable}`` (milli-CPU, bytes, pod count).
 - ``attempts.recorded`` (workspace group): ``attempts``, the attempts stored together (those of
-  one tick of the service), each ``{id, pod, uid, profile, cycle, result, node, message,
+  one tick of the service), each ``{id, pod, uid, number, profile, result, node, message,
   evaluatedNodes, feasibleNodes, nominatedNode}``. One message per batch rather than one per
   attempt: pages only re-render on it, and a burst of pods sent hundreds a second.
 - ``pod.trace`` (pod group): ``pod``, ``uid``, ``attemptId``, ``attempt`` (as above) and

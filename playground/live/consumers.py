@@ -166,7 +166,7 @@ class WorkspaceConsumer(LiveConsumer):
 
 
 class PodConsumer(LiveConsumer):
-    """A pod's page: each attempt's extension points as they happen, the pod's attempts."""
+    """A pod's page: its latest attempt's tables and its attempts, as each attempt is stored."""
 
     def prepare(self) -> bool:
         """Only pods the workspace has (or had: their attempts remain) can be followed."""

@@ -27,7 +27,7 @@ from django.db import close_old_connections, connections
 from framework.scheduler.schedule_one import SchedulingAttempt as EngineAttempt
 from framework.trace import EXTENSION_POINT, TraceEvent
 from playground.live import broadcast
-from playground.workspaces.models import AttemptTrace, SchedulingAttempt
+from playground.workspaces.models import AttemptTrace, SchedulingAttempt, number_attempts
 
 logger = logging.getLogger(__name__)
 
@@ -142,9 +142,11 @@ class AttemptRecorder:
 
     def _write(self, batch: Batch) -> None:
         """Inserts new rows, updates those written before (a pod that waited at Permit), and
-        replaces their traces. Which is which is decided here, in writing order."""
+        replaces their traces. Which is which is decided here, in writing order, and so are the
+        new attempts' numbers (from the pod's attempts stored before)."""
         new = [row for row, _ in batch if row.pk is None]
         changed = [row for row, _ in batch if row.pk is not None]
+        number_attempts(new)
         SchedulingAttempt.objects.bulk_create(new)
         for row in changed:
             row.save()
@@ -176,8 +178,8 @@ def summary(row: SchedulingAttempt) -> dict[str, Any]:
         "id": row.pk,
         "pod": row.pod_key,
         "uid": row.pod_uid,
+        "number": row.number,
         "profile": row.profile,
-        "cycle": row.cycle,
         "result": row.result,
         "node": row.node,
         "message": row.message,

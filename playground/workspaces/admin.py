@@ -121,10 +121,12 @@ class ObjectChangeAdmin(ReadOnlyAdmin):
 
 @admin.register(models.SchedulingAttempt)
 class SchedulingAttemptAdmin(ReadOnlyAdmin):
-    list_display = ("id", "workspace", "pod_key", "result", "node", "created")
+    # "attempt 3 of pod default/web": the name and number every page uses ("View on site").
+    list_display = ("__str__", "workspace", "result", "node", "created")
     list_filter = ("workspace", "result")
     list_select_related = ("workspace",)
     search_fields = ("pod_key", "message")
+    readonly_fields = ("number",)
 
 
 @admin.register(models.AttemptTrace)

@@ -40,6 +40,8 @@ ObjectOrManifest = KubeObject | Mapping[str, Any]
 ADDED, MODIFIED, DELETED = ObjectChange.ADDED, ObjectChange.MODIFIED, ObjectChange.DELETED
 DISPATCH_BATCH = 1000
 """Changes read from the log at a time when delivering them to watchers."""
+DELETE_BATCH = 500
+"""Objects deleted per statement by ``delete_many`` (a database limits a query's parameters)."""
 
 
 class AlreadyExistsError(Exception):
@@ -267,6 +269,22 @@ class DatabaseCluster:
             self._append_change(DELETED, row, old=row.manifest, new=None)
             row.delete()
         self._after_write()
+
+    def delete_many(self, kind: str, uids: Iterable[str]) -> int:
+        """Deletes the stored objects of a kind that have these uids, in one transaction, each
+        with its DELETED change (as ``delete`` one at a time would, in fewer statements); uids
+        not stored are skipped. Returns how many objects were deleted."""
+        with self._write_lock():
+            rows = []
+            for chunk in _batches(list(dict.fromkeys(uids)), DELETE_BATCH):
+                rows.extend(self._objects().filter(kind=kind, uid__in=chunk))
+            rows.sort(key=lambda row: row.pk)  # in creation order, as a list would show them
+            changes = [self._change(DELETED, row, old=row.manifest, new=None) for row in rows]
+            ObjectChange.objects.bulk_create(changes)
+            for chunk in _batches([row.pk for row in rows], DELETE_BATCH):
+                self._objects().filter(pk__in=chunk).delete()
+        self._after_write()
+        return len(rows)
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
         """Sets ``spec.nodeName`` as the API server's Binding subresource, with its checks, and
@@ -785,6 +803,11 @@ def _parsed(obj: ObjectOrManifest) -> KubeObject:
 
 def _key(obj: KubeObject) -> tuple[str, str, str]:
     return obj.kind, obj.namespace, obj.name
+
+
+def _batches(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _refuse_duplicates(objects: list[KubeObject]) -> None:

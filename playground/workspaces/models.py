@@ -7,11 +7,13 @@ change is appended to ObjectChange, the log the scheduler service follows like a
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
 from django.conf import settings
 from django.db import models
+from django.db.models import Max
 from django.urls import reverse
 
 from playground.workspaces.fields import JSONField
@@ -153,13 +155,26 @@ class ObjectChange(models.Model):
 
 
 class SchedulingAttempt(models.Model):
-    """One scheduling (and binding) attempt of a pod, as the CLI reports it."""
+    """One scheduling (and binding) attempt of a pod, as the CLI reports it.
+
+    A pod's attempts are numbered 1, 2, 3... in the order they were made: ``number`` is the
+    attempt's one name on every page and in its URL ("attempt 3 of pod shop/web-1"). It is
+    given when the row is first stored (``number_attempts``), from the pod's stored attempts,
+    so it goes on counting across configurations applied and scheduler takeovers.
+    """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="attempts")
     pod_key = models.CharField(max_length=507, db_index=True)
     pod_uid = models.CharField(max_length=64, db_index=True)
+    number = models.PositiveIntegerField(
+        default=0, help_text="The pod's attempts are numbered 1, 2, 3... in order."
+    )
     profile = models.CharField(max_length=253)
-    cycle = models.PositiveIntegerField(default=0)
+    cycle = models.PositiveIntegerField(
+        default=0,
+        help_text="The scheduling queue's cycle counter when the attempt began (internal: it "
+        "restarts with every new scheduler, so pages show the attempt's number instead).",
+    )
     result = models.CharField(max_length=32)
     node = models.CharField(max_length=253, blank=True)
     message = models.TextField(blank=True)
@@ -172,9 +187,43 @@ class SchedulingAttempt(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "pod_uid", "number"], name="unique_attempt_number"
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.pod_key} {self.result} {self.node}"
+        return f"attempt {self.number} of pod {self.pod_key}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("attempt", args=[self.workspace.slug, self.pod_uid, self.number])
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is None and not self.number:
+            number_attempts([self])
+        super().save(*args, **kwargs)
+
+
+def number_attempts(attempts: list[SchedulingAttempt]) -> None:
+    """Gives each attempt without a number the next number of its pod, in list order.
+
+    One query per workspace for any number of attempts (the scheduler service numbers a batch
+    at a time). Only one writer stores a workspace's attempts (the lease holder's), and the
+    unique constraint refuses a number taken twice all the same.
+    """
+    new = [attempt for attempt in attempts if not attempt.number]
+    for workspace_id in {attempt.workspace_id for attempt in new}:
+        mine = [attempt for attempt in new if attempt.workspace_id == workspace_id]
+        latest = latest_attempt_numbers(workspace_id, {attempt.pod_uid for attempt in mine})
+        for attempt in mine:
+            latest[attempt.pod_uid] = attempt.number = latest.get(attempt.pod_uid, 0) + 1
+
+
+def latest_attempt_numbers(workspace_id: int, pod_uids: Iterable[str]) -> dict[str, int]:
+    """pod uid -> the number of its latest stored attempt, for those pods that have one."""
+    rows = SchedulingAttempt.objects.filter(workspace_id=workspace_id, pod_uid__in=set(pod_uids))
+    return dict(rows.order_by().values_list("pod_uid").annotate(Max("number")))
 
 
 class AttemptTrace(models.Model):
@@ -296,6 +345,9 @@ class SchedulerStatus(models.Model):
         default=list, blank=True, help_text="[[time, active, backoff, unschedulable]]"
     )
     updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "scheduler statuses"  # Django's default adds an s: "statuss"
 
     def __str__(self) -> str:
         return f"status of {self.workspace}"

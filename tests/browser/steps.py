@@ -1,5 +1,5 @@
-"""Steps that several browser tests take as a person would: log in, and tell a page that was
-updated in place from one that was reloaded."""
+"""Steps that several browser tests take as a person would: log in, tell a page that was
+updated in place from one that was reloaded; and the pods they create."""
 
 from __future__ import annotations
 
@@ -27,3 +27,27 @@ def mark_page(page: Page) -> None:
 
 def page_is_the_same(page: Page) -> bool:
     return page.evaluate("window.browserTestMark") == "same page"
+
+
+POD_YAML = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  labels: {labels}
+spec:
+  containers:
+  - name: app
+    image: busybox
+    resources:
+      requests:
+        cpu: "{cpu}"
+        memory: 16Mi
+"""
+
+
+def pod_yaml(name: str, cpu: str, label: str = "") -> str:
+    """A pod in the default namespace requesting ``cpu``, labelled ``app: <label>`` if given."""
+    labels = f"{{app: {label}}}" if label else "{}"
+    return POD_YAML.format(name=name, cpu=cpu, labels=labels)

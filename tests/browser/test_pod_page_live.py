@@ -1,27 +1,15 @@
-"""A pod's page while the scheduler keeps trying: new attempts arrive over the websocket, and a
-trace the person opened stays open (each attempt redraws the attempts table)."""
+"""A pod's page while the scheduler keeps trying: new attempts arrive over the websocket, the
+latest one's tables are redrawn without a click, and a trace of an older attempt the person
+opened stays open (each attempt redraws the attempts table)."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same
+from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
 
 POD = "default/giant"
-POD_YAML = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: giant
-  namespace: default
-spec:
-  containers:
-  - name: app
-    image: busybox
-    resources:
-      requests:
-        cpu: "20"
-"""
+POD_YAML = pod_yaml("giant", "20")
 NODE_YAML = """\
 apiVersion: v1
 kind: Node
@@ -56,6 +44,11 @@ def test_an_open_trace_stays_open_while_the_next_attempt_arrives(context, demo):
     expect(attempts).to_have_count(2, timeout=LIVE_TIMEOUT_MS)
     expect(attempts.first).to_contain_text("huge-1")
     assert page_is_the_same(page), "the attempts arrive without a reload"
+    # The latest attempt's tables are redrawn above, without a click: huge-1 passed.
+    latest = page.locator("#latest-attempt")
+    expect(latest).to_contain_text("Attempt 2 Scheduled on huge-1")
+    huge = latest.get_by_role("table", name="Filter", exact=True).get_by_role("row", name="huge-1")
+    expect(huge).not_to_contain_text("Insufficient")
     expect(page.locator("#pod-state")).to_have_text("bound on huge-1", timeout=LIVE_TIMEOUT_MS)
     still_open = page.locator("#pod-attempts .attempt-trace")
     expect(still_open).to_have_count(1)

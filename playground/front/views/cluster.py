@@ -7,11 +7,13 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
+from django_htmx.http import push_url
 
 from playground.front.access import workspace_view
 from playground.front.pages import render_page
-from playground.front.pod_states import pod_states
-from playground.front.queue_board import Board
+from playground.front.pod_filter import PodFilter
+from playground.front.pod_states import LABELS, pod_states
+from playground.front.queue_board import Board, board_of
 from playground.front.usage import node_rows
 from playground.workspaces.models import ClusterObject, Workspace
 
@@ -27,8 +29,18 @@ def nodes(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 
 @workspace_view
 def pods(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    context = {"section": "pods", **pods_context(workspace, request.GET.get("page"))}
-    return render_page(request, "front/pods.html", "front/pods_table.html", context)
+    """The pods, filtered by the URL's parameters (``PodFilter``); htmx gets the filtered
+    list with its form (which reconnects its websocket with the new filter)."""
+    pod_filter = PodFilter.from_query(request.GET)
+    context = {
+        "section": "pods",
+        **pods_context(workspace, request.GET.get("page"), pod_filter=pod_filter),
+    }
+    status = 422 if pod_filter.errors else 200
+    response = render_page(request, "front/pods.html", "front/pods_live.html", context, status)
+    if getattr(request, "htmx", None):  # the address bar shows the filter, not the empty fields
+        return push_url(response, _pods_address(request.path, pod_filter, context["page"]))
+    return response
 
 
 @workspace_view
@@ -60,15 +72,43 @@ def nodes_context(workspace: Workspace, page_number: Any) -> dict[str, Any]:
 
 
 def pods_context(
-    workspace: Workspace, page_number: Any, board: Board | None = None
+    workspace: Workspace,
+    page_number: Any,
+    board: Board | None = None,
+    pod_filter: PodFilter | None = None,
 ) -> dict[str, Any]:
-    """One page of pods with their states; ``board`` is the queue as last published."""
-    page = Paginator(_objects(workspace, "Pod"), PAGE_SIZE).get_page(page_number)
+    """One page of the pods the filter matches, with their states; ``board`` is the queue as
+    last published."""
+    board = board or board_of(workspace)
+    pod_filter = pod_filter or PodFilter()
+    matching = pod_filter.pods(workspace, board.where())
+    page = Paginator(matching, PAGE_SIZE).get_page(page_number)
     states = pod_states(workspace, page, board)
-    return {"workspace": workspace, "page": page, "rows": list(zip(page, states, strict=True))}
+    query = pod_filter.query_string()
+    return {
+        "workspace": workspace,
+        "page": page,
+        "rows": list(zip(page, states, strict=True)),
+        "filter": pod_filter,
+        "query": f"{query}&" if query else "",
+        "namespaces": _namespaces(workspace, pod_filter.namespace),
+        "states": list(LABELS.items()),
+    }
 
 
 def _objects(workspace: Workspace, kind: str) -> Any:
     return ClusterObject.objects.filter(workspace=workspace, kind=kind).order_by(
         "namespace", "name"
     )
+
+
+def _pods_address(path: str, pod_filter: PodFilter, page: Any) -> str:
+    """The pods page's URL with the filter's fields that are set, and the page after the first."""
+    params = [*pod_filter.fields(), *([("page", page.number)] if page.number > 1 else [])]
+    return f"{path}?{urlencode(params)}" if params else path
+
+
+def _namespaces(workspace: Workspace, chosen: str) -> list[str]:
+    """The pods' namespaces (and the one the filter names, even if no pod is left there)."""
+    stored = _objects(workspace, "Pod").order_by("namespace").values_list("namespace", flat=True)
+    return sorted({*stored.distinct(), *([chosen] if chosen else [])})

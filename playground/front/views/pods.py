@@ -1,9 +1,16 @@
-"""A pod's page: its attempts, and per attempt the trace tables, loaded on demand."""
+"""A pod's page: its latest attempt's tables, every attempt, and each attempt's own page.
+
+Attempts are named by their pod and number (``/pods/<uid>/attempts/3/``, "attempt 3"), the
+same on every page; URLs by database id, from before attempts had numbers, redirect there.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 
 from playground.front import trace_tables
 from playground.front.access import workspace_view
@@ -29,26 +36,55 @@ def pod_detail(request: HttpRequest, workspace: Workspace, uid: str) -> HttpResp
         "state": pod_states(workspace, [pod])[0] if pod else None,
         "pod_key": pod.key if pod else attempts[0].pod_key,
         "attempts": attempts,
+        **latest_attempt_context(workspace, uid),
     }
     return render_page(request, "front/pod.html", "front/pod_attempts.html", context)
 
 
 @workspace_view
-def attempt_detail(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
-    attempt = get_object_or_404(SchedulingAttempt, workspace=workspace, pk=pk)
-    trace = AttemptTrace.objects.filter(attempt=attempt).first()
-    events = trace.events() if trace else []
-    matrix = trace_tables.filter_matrix(events)
-    show_all = request.GET.get("rows") == "all"
+def attempt_detail(
+    request: HttpRequest, workspace: Workspace, uid: str, number: int
+) -> HttpResponse:
+    attempt = get_object_or_404(SchedulingAttempt, workspace=workspace, pod_uid=uid, number=number)
     context = {
         "workspace": workspace,
         "section": "pods",
+        **attempt_tables(attempt, all_rows=request.GET.get("rows") == "all"),
+    }
+    return render_page(request, "front/attempt.html", "front/attempt_trace.html", context)
+
+
+@workspace_view
+def attempt_by_id(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
+    """The URL an attempt had before attempts were numbered: it leads to the attempt's own."""
+    attempt = get_object_or_404(SchedulingAttempt, workspace=workspace, pk=pk)
+    url = reverse("attempt", args=[workspace.slug, attempt.pod_uid, attempt.number])
+    query = request.GET.urlencode()
+    return redirect(f"{url}?{query}" if query else url, permanent=True)
+
+
+def latest_attempt_context(workspace: Workspace, uid: str) -> dict[str, Any]:
+    """The tables of the pod's latest attempt, which its page shows without a click (the live
+    consumer renders them too when the next attempt is stored)."""
+    latest = SchedulingAttempt.objects.filter(workspace=workspace, pod_uid=uid).first()
+    context: dict[str, Any] = {"workspace": workspace, "latest": latest}
+    if latest is not None:
+        context.update(attempt_tables(latest))
+    return context
+
+
+def attempt_tables(attempt: SchedulingAttempt, all_rows: bool = False) -> dict[str, Any]:
+    """An attempt's extension points, filter matrix (the first MATRIX_ROWS nodes unless
+    ``all_rows``), score table and final ranking, from its stored trace."""
+    trace = AttemptTrace.objects.filter(attempt=attempt).first()
+    events = trace.events() if trace else []
+    matrix = trace_tables.filter_matrix(events)
+    return {
         "attempt": attempt,
         "has_trace": trace is not None,
         "points": trace_tables.extension_points(events),
         "matrix": matrix,
-        "matrix_rows": matrix.rows if show_all else matrix.rows[:MATRIX_ROWS],
+        "matrix_rows": matrix.rows if all_rows else matrix.rows[:MATRIX_ROWS],
         "scores": trace_tables.score_table(events),
         "ranking": trace_tables.ranking(attempt.final_scores, attempt.node),
     }
-    return render_page(request, "front/attempt.html", "front/attempt_trace.html", context)

@@ -1,4 +1,5 @@
-"""A pod's page: its attempts, and each attempt's trace tables loaded on demand."""
+"""A pod's page: its latest attempt's tables at once, every attempt, and each attempt's own
+page under its pod and number."""
 
 import pytest
 
@@ -33,8 +34,46 @@ def test_the_pod_page_lists_attempts_with_result_and_trace_links(logged_in, web_
     content = logged_in.get("/w/lab/pods/uid-web/").content.decode()
     assert "Pod default/web" in content
     assert '<span class="badge Scheduled">Scheduled</span>' in content
-    url = f"/w/lab/attempts/{web_attempt.pk}/"
+    url = "/w/lab/pods/uid-web/attempts/1/"
     assert f'<a href="{url}" hx-get="{url}" hx-target="#trace-{web_attempt.pk}">' in content
+    assert f'<a href="{url}" title="attempt 1 of pod default/web">1</a>' in content
+
+
+def test_the_pod_page_shows_the_latest_attempts_tables_without_a_click(logged_in, web_attempt):
+    SchedulingAttempt.objects.create(
+        workspace=web_attempt.workspace,
+        pod_key="default/web",
+        pod_uid="uid-web",
+        result="Unschedulable",
+        message="an earlier failure",
+        created=web_attempt.created,
+    )
+    latest = SchedulingAttempt.objects.create(
+        workspace=web_attempt.workspace,
+        pod_key="default/web",
+        pod_uid="uid-web",
+        result=web_attempt.result,
+        node=web_attempt.node,
+        final_scores=web_attempt.final_scores,
+    )
+    AttemptTrace.pack(latest, web_attempt.trace.events()).save()
+    content = logged_in.get("/w/lab/pods/uid-web/").content.decode()
+    section = content[content.index('<section id="latest-attempt"') :]
+    section = section[: section.index("</section>")]
+    assert '<a href="/w/lab/pods/uid-web/attempts/3/"><strong>Attempt 3</strong></a>' in section
+    assert 'aria-label="Filter"' in section and "4 nodes, 2 rejected" in section
+    assert 'aria-label="Score"' in section and 'class="ranking"' in section
+    assert f"{web_attempt.node} ★" in section
+    # Older attempts stay one click away, in the attempts table.
+    for number in (1, 2):
+        url = f"/w/lab/pods/uid-web/attempts/{number}/"
+        assert f'hx-get="{url}"' in content
+
+
+def test_a_pod_without_attempts_says_where_its_tables_will_appear(logged_in, workspace):
+    store(workspace, pod("new"))
+    content = logged_in.get("/w/lab/pods/uid-new/").content.decode()
+    assert "No attempt yet: the filter matrix and score table" in content
 
 
 def test_the_pod_page_subscribes_to_the_pods_live_stream(logged_in, web_attempt):
@@ -73,8 +112,8 @@ def test_a_deleted_pods_attempts_remain_visible(logged_in, workspace):
 
 
 def test_the_trace_fragment_has_the_matrix_the_scores_and_the_ranking(htmx, web_attempt):
-    content = htmx.get(f"/w/lab/attempts/{web_attempt.pk}/").content.decode()
-    assert content.startswith(f'<div class="attempt-trace" id="attempt-{web_attempt.pk}">')
+    content = htmx.get("/w/lab/pods/uid-web/attempts/1/").content.decode()
+    assert content.startswith('<div class="attempt-trace">')
     assert "4 nodes, 2 rejected" in content
     assert '<td class="fail" title="UnschedulableAndUnresolvable">Insufficient cpu</td>' in content
     assert "TaintToleration <span" in content and "\N{MULTIPLICATION SIGN}3" in content
@@ -83,10 +122,25 @@ def test_the_trace_fragment_has_the_matrix_the_scores_and_the_ranking(htmx, web_
 
 
 def test_the_trace_page_works_without_javascript(logged_in, web_attempt):
-    content = logged_in.get(f"/w/lab/attempts/{web_attempt.pk}/").content.decode()
+    content = logged_in.get("/w/lab/pods/uid-web/attempts/1/").content.decode()
     assert content.startswith("<!doctype html>")
-    assert "Attempt 1 of" in content
+    assert "<title>Attempt 1 of pod default/web · Lab · Scheduler Playground</title>" in content
+    assert 'Attempt 1 of pod <a href="/w/lab/pods/uid-web/">default/web</a>' in content
     assert 'class="matrix"' in content
+
+
+def test_an_attempts_url_by_id_leads_to_its_pod_and_number(logged_in, web_attempt):
+    second = SchedulingAttempt.objects.create(
+        workspace=web_attempt.workspace, pod_key="default/web", pod_uid="uid-web", result="Error"
+    )
+    response = logged_in.get(f"/w/lab/attempts/{second.pk}/?rows=all")
+    assert response.status_code == 301
+    assert response["Location"] == "/w/lab/pods/uid-web/attempts/2/?rows=all"
+
+
+def test_an_attempt_number_the_pod_never_reached_is_not_found(logged_in, web_attempt):
+    assert logged_in.get("/w/lab/pods/uid-web/attempts/2/").status_code == 404
+    assert logged_in.get("/w/lab/pods/uid-other/attempts/1/").status_code == 404
 
 
 def test_large_matrices_show_the_first_rows_and_offer_the_rest(logged_in, workspace, monkeypatch):
@@ -102,18 +156,19 @@ def test_large_matrices_show_the_first_rows_and_offer_the_rest(logged_in, worksp
         "data": {"nodes": ["a", "b", "c"], "failed": {}},
     }
     AttemptTrace.pack(attempt, [batch]).save()
-    first = logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
+    first = logged_in.get("/w/lab/pods/u/attempts/1/").content.decode()
     assert "<td>b</td>" in first and "<td>c</td>" not in first
     assert "Show all 3 nodes" in first
-    everything = logged_in.get(f"/w/lab/attempts/{attempt.pk}/?rows=all").content.decode()
+    assert 'hx-get="/w/lab/pods/u/attempts/1/?rows=all" hx-target="closest .attempt-trace"' in first
+    everything = logged_in.get("/w/lab/pods/u/attempts/1/?rows=all").content.decode()
     assert "<td>c</td>" in everything
 
 
 def test_an_attempt_without_a_stored_trace_says_so(logged_in, workspace):
-    attempt = SchedulingAttempt.objects.create(
+    SchedulingAttempt.objects.create(
         workspace=workspace, pod_key="default/p", pod_uid="u", result="Scheduled"
     )
-    assert "No trace was stored" in logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
+    assert "No trace was stored" in logged_in.get("/w/lab/pods/u/attempts/1/").content.decode()
 
 
 @pytest.mark.parametrize(
@@ -134,7 +189,7 @@ def test_an_attempt_without_a_stored_trace_says_so(logged_in, workspace):
 def test_an_attempt_says_what_preemption_did(
     logged_in, workspace, nominated, victims, shown, hidden
 ):
-    attempt = SchedulingAttempt.objects.create(
+    SchedulingAttempt.objects.create(
         workspace=workspace,
         pod_key="default/p",
         pod_uid="u",
@@ -142,7 +197,7 @@ def test_an_attempt_says_what_preemption_did(
         nominated_node=nominated,
         victims=victims,
     )
-    content = logged_in.get(f"/w/lab/attempts/{attempt.pk}/").content.decode()
+    content = logged_in.get("/w/lab/pods/u/attempts/1/").content.decode()
     if shown:
         assert shown in content
     if hidden:
@@ -156,4 +211,5 @@ def test_attempts_of_another_workspace_are_not_found(logged_in, workspace, stran
     attempt = SchedulingAttempt.objects.create(
         workspace=other, pod_key="default/p", pod_uid="u", result="Scheduled"
     )
+    assert logged_in.get("/w/lab/pods/u/attempts/1/").status_code == 404
     assert logged_in.get(f"/w/lab/attempts/{attempt.pk}/").status_code == 404

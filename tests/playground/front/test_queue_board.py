@@ -2,7 +2,7 @@
 
 import pytest
 
-from playground.workspaces.models import SchedulerStatus
+from playground.workspaces.models import SchedulerStatus, SchedulingAttempt
 from tests.playground.front.rows import pod, store
 
 QUEUE = {
@@ -37,7 +37,7 @@ def status(workspace):
 
 def test_each_column_shows_what_matters_in_it(logged_in, status):
     content = logged_in.get("/w/lab/queue/").content.decode()
-    assert "priority 10, 0 attempts" in content
+    assert "priority 10" in content
     assert "3.5 s left" in content
     assert '<span class="label">NodeResourcesFit</span>' in content
     assert "0/2 nodes are available: 2 Insufficient cpu." in content
@@ -45,6 +45,24 @@ def test_each_column_shows_what_matters_in_it(logged_in, status):
     assert 'href="/w/lab/pods/uf/"' in content
     assert "on n1, waiting for" in content
     assert "to n2, 0.4 s" in content
+
+
+def test_each_pod_links_to_its_latest_attempt_by_the_number_its_page_shows(
+    logged_in, workspace, status
+):
+    """The scheduler's own count (``attempts``) starts again with every new scheduler; the
+    board shows the number of the pod's latest stored attempt instead."""
+    for _ in range(3):
+        SchedulingAttempt.objects.create(
+            workspace=workspace, pod_key="default/b", pod_uid="ub", result="Unschedulable"
+        )
+    content = logged_in.get("/w/lab/queue/").content.decode()
+    backoff = content[content.index('id="column-backoff"') :]
+    backoff = backoff[: backoff.index("</section>")]
+    assert '<a class="attempt" href="/w/lab/pods/ub/attempts/3/"' in backoff
+    assert "attempt 3</a>" in backoff and "2 attempts" not in backoff
+    active = content[content.index('id="column-active"') : content.index('id="column-backoff"')]
+    assert 'class="attempt"' not in active  # default/a has made no attempt yet
 
 
 def test_bound_pods_are_listed_latest_first(logged_in, workspace, status):
@@ -57,10 +75,26 @@ def test_bound_pods_are_listed_latest_first(logged_in, workspace, status):
     assert "default/pending" not in bound
 
 
-def test_the_chart_draws_the_sizes_over_time(logged_in, status):
+def test_the_chart_draws_the_sizes_over_time_with_axes_in_units(logged_in, status):
     content = logged_in.get("/w/lab/queue/").content.decode()
     assert content.count("<polyline") == 4  # active, backoff, unschedulable, gated
-    assert "peak 3 over the last 10 s" in content
+    assert "peak 3 pods in the last 5 min" in content
+    assert 'aria-label="Queue sizes (pods) over the last 5 min"' in content
+    assert ">\u22125 min</text>" in content and ">0 min</text>" in content
+    assert ">pods</text>" in content and ">time before the latest sample</text>" in content
+
+
+def test_the_chart_window_is_chosen_in_the_url_and_kept_by_the_live_board(logged_in, status):
+    content = logged_in.get("/w/lab/queue/?window=60").content.decode()
+    assert '<a href="?window=60" aria-current="true">1 min</a>' in content
+    assert ">\u221260 s</text>" in content and "peak 3 pods in the last 1 min" in content
+    assert 'ws-connect="/ws/w/lab/?view=queue&amp;window=60"' in content
+
+
+def test_an_unknown_chart_window_is_named_and_the_default_shown(logged_in, status):
+    content = logged_in.get("/w/lab/queue/?window=7").content.decode()
+    assert "window: unknown value &quot;7&quot;: choose one of 60, 300, 600, all" in content
+    assert '<a href="?window=300" aria-current="true">5 min</a>' in content
 
 
 def test_long_columns_show_their_first_pods_and_their_size(logged_in, workspace, monkeypatch):
@@ -85,4 +119,4 @@ def test_htmx_gets_the_board_only(htmx, status):
 
 def test_the_board_subscribes_to_the_workspace_stream(logged_in, status):
     content = logged_in.get("/w/lab/queue/").content.decode()
-    assert 'ws-connect="/ws/w/lab/?view=queue"' in content
+    assert 'ws-connect="/ws/w/lab/?view=queue&amp;window=300"' in content

@@ -1,9 +1,9 @@
-"""The pod websocket: only known pods, resync on connect, extension points as they happen."""
+"""The pod websocket: only known pods, resync on connect, each stored attempt's tables."""
 
 from channels.db import database_sync_to_async
 
 from playground.live import broadcast
-from playground.workspaces.models import ClusterObject, SchedulingAttempt
+from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt
 from tests.playground.front.rows import pod, store
 from tests.playground.live.conftest import connect_and, nothing
 
@@ -38,7 +38,8 @@ def test_a_pod_of_the_workspace_can_be_followed_and_its_attempts_come_first(owne
     )
     connected, first = connect_and("/ws/w/lab/pods/uid-web/", owner, nothing)
     assert connected
-    assert first.startswith('<table id="pod-attempts">')
+    assert first.startswith('<section id="latest-attempt"')
+    assert '<table id="pod-attempts">' in first
     assert "0/1 nodes are available: 1 Insufficient cpu." in first
     assert '<span id="pod-state">' in first
 
@@ -62,19 +63,28 @@ def test_people_without_access_are_refused(stranger, workspace):
     assert not connected
 
 
-def test_each_extension_point_is_shown_as_it_happens(owner, workspace):
+def test_a_stored_attempt_redraws_the_latest_attempts_tables(owner, workspace):
     store(workspace, pod("web"))
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace,
+        pod_key="default/web",
+        pod_uid="uid-web",
+        result="Scheduled",
+        node="n1",
+        final_scores={"n1": 300, "n2": 150},
+    )
 
     async def scenario(ws, connected, first):
-        broadcast.send_trace(workspace.pk, attempt_of("web", 7), POINTS)
+        assert "<td>preFilter</td>" not in first  # no trace yet
+        await database_sync_to_async(AttemptTrace.pack(attempt, POINTS).save)()
+        broadcast.send_trace(workspace.pk, attempt_of("web", attempt.pk), POINTS)
         return await ws.receive_from(timeout=5)
 
     html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
-    assert html.startswith('<div id="pod-live" class="panel">')
-    assert 'href="/w/lab/attempts/7/"' in html
+    assert html.startswith('<section id="latest-attempt"')
+    assert '<a href="/w/lab/pods/uid-web/attempts/1/"><strong>Attempt 1</strong></a>' in html
     assert "<td>preFilter</td>" in html and "<td>reserve</td>" in html
-    assert "2 feasible" in html
-    assert '<span class="chosen">n1</span>' in html and 'style="width: 50.0%"' in html
+    assert "n1 ★</span>" in html and 'style="width: 50.0%"' in html
 
 
 def test_a_recorded_attempt_refreshes_the_attempts_and_the_state(owner, workspace):
@@ -100,12 +110,27 @@ def test_what_an_attempt_did_not_change_is_not_sent_again(owner, workspace):
     store(workspace, pod("web", nodeName="n1"))
 
     async def scenario(ws, connected, first):
-        broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
+        attempt = await database_sync_to_async(SchedulingAttempt.objects.create)(
+            workspace=workspace, pod_key="default/web", pod_uid="uid-web", result="Scheduled"
+        )
+        broadcast.send_trace(workspace.pk, attempt_of("web", attempt.pk), POINTS)
         return await ws.receive_from(timeout=5)
 
     html = connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
-    assert html.startswith('<div id="pod-live" class="panel">')
-    assert 'id="pod-attempts"' not in html and 'id="pod-state"' not in html
+    assert '<table id="pod-attempts">' in html, "the new attempt is listed"
+    assert 'id="pod-state"' not in html, "the pod's state did not change: not sent again"
+
+
+def test_a_message_that_changes_nothing_redraws_nothing(owner, workspace):
+    """Fragments equal to the page's are not sent again: they would replace its links for
+    nothing (the service publishes its queue twice a second, changed or not)."""
+    store(workspace, pod("web", nodeName="n1"))
+
+    async def scenario(ws, connected, first):
+        broadcast.send_trace(workspace.pk, attempt_of("web", 1), POINTS)
+        return await ws.receive_nothing(timeout=0.5)
+
+    assert connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
 
 
 def test_another_pods_messages_do_not_arrive(owner, workspace):
@@ -118,18 +143,17 @@ def test_another_pods_messages_do_not_arrive(owner, workspace):
     assert connect_and("/ws/w/lab/pods/uid-web/", owner, scenario)
 
 
-def test_connecting_shows_the_latest_attempts_extension_points(owner, workspace):
-    from playground.workspaces.models import AttemptTrace
-
+def test_connecting_shows_the_latest_attempts_tables(owner, workspace):
     store(workspace, pod("web"))
-    for cycle in (1, 2):
+    for number in (1, 2):
         attempt = SchedulingAttempt.objects.create(
-            workspace=workspace, pod_key="default/web", pod_uid="uid-web", cycle=cycle
+            workspace=workspace, pod_key="default/web", pod_uid="uid-web"
         )
-        AttemptTrace.pack(attempt, POINTS[: cycle + 1]).save()
+        AttemptTrace.pack(attempt, POINTS[: number + 1]).save()
     _, first = connect_and("/ws/w/lab/pods/uid-web/", owner, nothing)
-    assert f'href="/w/lab/attempts/{attempt.pk}/"' in first
-    assert "<td>score</td>" in first and "<td>reserve</td>" not in first
+    latest = first[: first.index("</section>")]
+    assert '<a href="/w/lab/pods/uid-web/attempts/2/"><strong>Attempt 2</strong></a>' in latest
+    assert "<td>score</td>" in latest and "<td>reserve</td>" not in latest
 
 
 def attempt_of(name: str, attempt_id: int) -> dict:

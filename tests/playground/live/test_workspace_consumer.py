@@ -67,9 +67,10 @@ def test_a_queue_status_becomes_the_queue_board(owner, workspace):
         broadcast.send_status(workspace.pk, status)
         return await ws.receive_from(timeout=5)
 
-    html = connect_and("/ws/w/lab/?view=queue", owner, scenario)
+    html = connect_and("/ws/w/lab/?view=queue&window=60", owner, scenario)
     assert html.startswith('<div id="queue-board">')
-    assert "priority 5, 1 attempt" in html
+    assert "priority 5" in html
+    assert "peak 1 pod in the last 1 min" in html  # the page's window, kept live
 
 
 def test_node_usage_updates_the_bars_of_the_nodes_on_the_page(owner, workspace):

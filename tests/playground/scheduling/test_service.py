@@ -151,6 +151,29 @@ def test_changes_made_after_the_start_reach_the_scheduler_as_cluster_events(
     ]
 
 
+def test_pods_deleted_together_leave_the_scheduler_and_free_their_node(
+    make_service, workspace, cluster, binding_tasks
+):
+    cluster.add(node_manifest("n1", cpu="1"))
+    cluster.add(pod_manifest("small", cpu="600m"))
+    cluster.add(pod_manifest("stuck-1", cpu="2"))
+    cluster.add(pod_manifest("stuck-2", cpu="2"))
+    cluster.add(pod_manifest("waiter", cpu="600m"))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    queued = {"default/stuck-1", "default/stuck-2", "default/waiter"}
+    assert set(queue_of(workspace, "unschedulable") + queue_of(workspace, "backoff")) == queued
+
+    doomed = ("small", "stuck-1", "stuck-2")
+    uids = [cluster.get("Pod", name, "default").metadata.uid for name in doomed]
+    assert cluster.delete_many("Pod", uids) == 3
+    settle(service, binding_tasks)
+
+    assert queue_of(workspace, "unschedulable") + queue_of(workspace, "backoff") == []
+    assert cluster.get("Pod", "waiter", "default").spec.node_name == "n1"  # small's room
+
+
 def test_cycles_per_tick_bound_the_work_of_one_tick(make_service, cluster, binding_tasks):
     cluster.add(node_manifest("n1"))
     for index in range(5):
@@ -309,6 +332,30 @@ def test_applying_a_configuration_schedules_with_its_profiles(
     assert applied.outcome == "applied revision 2"
     assert results() == [("default/packed", "Scheduled", "n1")]
     assert service.revision == 2
+
+
+def test_attempt_numbers_go_on_when_a_configuration_is_applied_and_after_a_takeover(
+    make_service, workspace, cluster, binding_tasks, clock
+):
+    """Each new scheduler counts its scheduling cycles from 1 again; a pod's attempts are
+    numbered on from those stored, so "attempt 3" names one attempt for good."""
+    cluster.add(node_manifest("n1", cpu="1"))
+    cluster.add(pod_manifest("big", cpu="2"))
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    configure(workspace, SECOND_PROFILE, revision=2)
+    command(workspace, SchedulerCommand.APPLY_CONFIGURATION, revision=2)
+    settle(service, binding_tasks)
+    service.stop()
+    successor = make_service("worker-b")
+    assert successor.start()
+    settle(successor, binding_tasks)
+
+    attempts = SchedulingAttempt.objects.order_by("id")
+    assert [a.cycle for a in attempts] == [1, 1, 1]  # the engine's counter restarted each time
+    assert [a.number for a in attempts] == [1, 2, 3]
+    assert [str(a) for a in attempts][-1] == "attempt 3 of pod default/big"
 
 
 def test_an_invalid_configuration_is_not_applied(make_service, workspace, cluster, binding_tasks):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -25,7 +27,7 @@ def attempts(workspace, count: int) -> list[SchedulingAttempt]:
         SchedulingAttempt(
             workspace=workspace,
             pod_key=f"default/p{i}",
-            pod_uid=f"u{i}",
+            pod_uid=uuid.uuid4().hex,
             profile="default-scheduler",
             result="Scheduled",
             node="n1",
@@ -65,3 +67,9 @@ def test_recorded_attempts_cannot_be_added_or_edited_by_hand(admin_client, works
     response = admin_client.post(f"/admin/workspaces/{model}/{pk}/change/", {"node": "n2"})
     assert response.status_code == 403
     assert SchedulingAttempt.objects.get(pk=first.pk).node == "n1"
+
+
+def test_every_model_has_a_plural_in_english(admin_client):
+    index = admin_client.get("/admin/").content.decode()
+    assert "Scheduler statuses" in index
+    assert "statuss" not in index

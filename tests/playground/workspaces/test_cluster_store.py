@@ -229,6 +229,23 @@ def test_a_deleted_object_is_gone_and_its_last_state_is_in_the_log(cluster):
         cluster.delete(pod)
 
 
+def test_objects_deleted_together_each_leave_their_last_state_in_the_log(cluster, monkeypatch):
+    monkeypatch.setattr("playground.workspaces.cluster.DELETE_BATCH", 2)  # several statements
+    pods = [cluster.add(make_pod(name)) for name in ("a", "b", "c", "keep")]
+    node = cluster.add(make_node("a"))
+    events = []
+    cluster.watch(lambda event_type, old, new: events.append((event_type, old.name, new)))
+    uids = [pod.metadata.uid for pod in pods[:3]] + [node.metadata.uid, "no-such-uid"]
+
+    assert cluster.delete_many("Pod", uids) == 3
+
+    assert [pod.name for pod in cluster.list("Pod")] == ["keep"]
+    assert [n.name for n in cluster.list("Node")] == ["a"]  # another kind, same uid list
+    assert events == [("DELETED", "a", None), ("DELETED", "b", None), ("DELETED", "c", None)]
+    changes = ObjectChange.objects.filter(event_type="DELETED").order_by("id")
+    assert [c.old_manifest["metadata"]["uid"] for c in changes] == uids[:3]
+
+
 def test_pod_columns_follow_the_manifest(cluster):
     cluster.add(make_node("n1"))
     cluster.add(

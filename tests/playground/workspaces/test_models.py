@@ -1,4 +1,5 @@
-"""What the models themselves know: access, current configuration, keys, packed traces."""
+"""What the models themselves know: access, current configuration, keys, packed traces,
+attempt numbers."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from playground.workspaces.models import (
     ClusterObject,
     SchedulerConfiguration,
     SchedulingAttempt,
+    Workspace,
+    number_attempts,
 )
 
 
@@ -102,3 +105,43 @@ def test_a_trace_reads_back_as_the_json_module_would_read_it(workspace, data):
     stored = AttemptTrace.objects.get(attempt=attempt)
 
     assert stored.events() == json.loads(json.dumps(events))
+
+
+def attempt_of(workspace, uid: str, **fields) -> SchedulingAttempt:
+    return SchedulingAttempt(workspace=workspace, pod_key=f"default/{uid}", pod_uid=uid, **fields)
+
+
+def test_a_pods_attempts_are_numbered_in_order_each_pod_on_its_own(workspace, user):
+    SchedulingAttempt.objects.create(workspace=workspace, pod_key="default/a", pod_uid="a")
+    other = Workspace.objects.create(name="Other", slug="other", owner=user)
+    SchedulingAttempt.objects.create(workspace=other, pod_key="default/b", pod_uid="b")
+    batch = [attempt_of(workspace, uid) for uid in ("a", "b", "a", "c", "b")]
+
+    number_attempts(batch)
+
+    assert [(a.pod_uid, a.number) for a in batch] == [
+        ("a", 2),  # after the one stored
+        ("b", 1),  # another workspace's pod "b" does not count
+        ("a", 3),
+        ("c", 1),
+        ("b", 2),
+    ]
+
+
+def test_a_saved_attempt_takes_the_next_number_and_keeps_it(workspace):
+    first = SchedulingAttempt.objects.create(workspace=workspace, pod_key="default/a", pod_uid="a")
+    second = SchedulingAttempt.objects.create(workspace=workspace, pod_key="default/a", pod_uid="a")
+    second.result = "Scheduled"
+    second.save()
+    assert (first.number, second.number) == (1, 2)
+    assert SchedulingAttempt.objects.get(pk=second.pk).number == 2
+    assert str(second) == "attempt 2 of pod default/a"
+    assert second.get_absolute_url() == "/w/lab/pods/a/attempts/2/"
+
+
+def test_one_number_names_one_attempt_of_a_pod(workspace):
+    SchedulingAttempt.objects.create(workspace=workspace, pod_key="default/a", pod_uid="a")
+    with pytest.raises(IntegrityError):
+        SchedulingAttempt.objects.create(
+            workspace=workspace, pod_key="default/a", pod_uid="a", number=1
+        )
