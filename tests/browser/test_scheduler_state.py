@@ -37,6 +37,10 @@ def test_pause_and_resume_show_at_once_in_the_panel_and_the_top_bar(context, dem
     objects.wait_for_function("window.htmx && document.querySelector('[ws-connect]')")
     mark_page(objects)
 
+    # Who holds the lease is shown, not only in a tooltip: on the overview and in the top bar.
+    expect(overview.locator(".scheduler-state .lease")).to_contain_text("Lease held by")
+    expect(objects.locator("#scheduler-badge .holder")).to_be_visible()
+
     button(overview, "Pause").click()
     expect_state(overview, "scheduler paused", timeout=CLICK_ANSWER_MS)
     expect(button(overview, "Resume")).to_be_visible()
