@@ -142,8 +142,12 @@ class Debugger:
 
     def _breakpoints_for(self, attempt: _Attempt, event: TraceEvent) -> list[Breakpoint]:
         cycle = attempt.cycle
-        if cycle is None:  # PreEnqueue: no cycle yet, so no pod object to match but the key
-            return [b for b in self.breakpoints if b.point == event.point and not b.selector]
+        if cycle is None:  # PreEnqueue: no cycle yet, so the pod's key is all there is to match
+            return [
+                b
+                for b in self.breakpoints
+                if not b.selector and b.pod in ("", event.pod) and b.profile in ("", event.profile)
+            ]
         pod, profile = cycle.pod_info.pod, event.profile
         return [b for b in self.breakpoints if b.applies_to(pod, profile)]
 

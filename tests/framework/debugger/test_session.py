@@ -165,3 +165,8 @@ def test_a_breakpoint_on_failure_stops_where_an_attempt_fails_only():
     assert [(s.pod, s.point, s.event.code) for s in stops] == [
         ("default/big", "filter", "Unschedulable")
     ]
+
+
+def test_a_pre_enqueue_breakpoint_narrowed_to_a_pod_stops_for_that_pod_only():
+    _, stops, _ = simulate(NODES + WEB + pod_named("api"), "preEnqueue", pod="default/api")
+    assert [(s.pod, s.point) for s in stops] == [("default/api", "preEnqueue")]
