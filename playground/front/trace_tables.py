@@ -31,10 +31,15 @@ PASSED = Verdict(SUCCESS)
 
 @dataclass(slots=True)
 class FilterMatrix:
-    """Nodes by Filter plugins, in evaluation and call order; None where a plugin never ran."""
+    """Nodes by Filter plugins, in evaluation and call order; None where a plugin never ran.
+
+    ``skipped`` are the Filter plugins the cycle skipped because their PreFilter returned Skip:
+    shown as columns of their own, so a plugin is never silently missing from the matrix.
+    """
 
     plugins: list[str] = field(default_factory=list)
     rows: list[tuple[str, list[Verdict | None]]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def failed_nodes(self) -> int:
@@ -55,6 +60,8 @@ class ScoreTable:
     plugins: list[str] = field(default_factory=list)
     weights: dict[str, int] = field(default_factory=dict)
     rows: list[tuple[str, list[NodeScore | None], int]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Score plugins skipped because their PreScore returned Skip (shown, not left out)."""
 
     @property
     def columns(self) -> list[tuple[str, int]]:
@@ -77,7 +84,10 @@ def filter_matrix(events: Iterable[dict[str, Any]]) -> FilterMatrix:
     """
     verdicts: dict[str, dict[str, Verdict]] = {}
     plugins: dict[str, None] = {}
+    skipped: list[str] = []
     for event in events:
+        if event["kind"] == "extensionPoint" and event.get("point") == "preFilter":
+            skipped = list(event.get("data", {}).get("skipped", ()))
         if event.get("point") != "filter":
             continue
         if event["kind"] == "extensionPoint":
@@ -88,6 +98,7 @@ def filter_matrix(events: Iterable[dict[str, Any]]) -> FilterMatrix:
     return FilterMatrix(
         plugins=list(plugins),
         rows=[(node, [row.get(plugin) for plugin in plugins]) for node, row in verdicts.items()],
+        skipped=[plugin for plugin in skipped if plugin not in plugins],
     )
 
 
@@ -104,6 +115,7 @@ def _filter_calls(event: dict[str, Any]) -> Iterator[tuple[str, Verdict]]:
 
 def score_table(events: Iterable[dict[str, Any]]) -> ScoreTable:
     """The Score extension point's table, nodes by total score (then name), best first."""
+    events = list(events)
     data = next(
         (
             event.get("data", {})
@@ -116,6 +128,14 @@ def score_table(events: Iterable[dict[str, Any]]) -> ScoreTable:
     )
     if not data:
         return ScoreTable()
+    skipped = next(
+        (
+            list(event.get("data", {}).get("skipped", ()))
+            for event in events
+            if event["kind"] == "extensionPoint" and event.get("point") == "preScore"
+        ),
+        [],
+    )
     scores: dict[str, dict[str, dict[str, int]]] = data.get("scores", {})
     plugins = list(scores)
     totals: dict[str, int] = data.get("totals", {})
@@ -124,7 +144,12 @@ def score_table(events: Iterable[dict[str, Any]]) -> ScoreTable:
         (node, [_node_score(scores[plugin].get(node)) for plugin in plugins], totals[node])
         for node in nodes
     ]
-    return ScoreTable(plugins=plugins, weights=dict(data.get("weights", {})), rows=rows)
+    return ScoreTable(
+        plugins=plugins,
+        weights=dict(data.get("weights", {})),
+        rows=rows,
+        skipped=[plugin for plugin in skipped if plugin not in scores],
+    )
 
 
 def _node_score(entry: dict[str, int] | None) -> NodeScore | None:
@@ -144,6 +169,57 @@ def ranking(final_scores: dict[str, int], chosen: str) -> list[Rank]:
     ]
 
 
-def extension_points(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The extension point summaries of the attempt, in the order they ran."""
-    return [event for event in events if event["kind"] == "extensionPoint"]
+@dataclass(slots=True)
+class PluginResult:
+    """One plugin's calls at one extension point: its worst code, the first reasons given,
+    how many nodes it judged (Filter, Score) and how many it rejected, and its time."""
+
+    plugin: str
+    code: str = SUCCESS
+    reasons: tuple[str, ...] = ()
+    nodes: int = 0
+    rejected: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class PointResult:
+    """An extension point's summary event and each plugin's result there, in call order."""
+
+    event: dict[str, Any]
+    plugins: list[PluginResult] = field(default_factory=list)
+
+
+FOLDED_INTO = {"normalizeScore": "score", "preBindPreFlight": "preBind"}
+"""Finer points whose calls are shown under the extension point they belong to."""
+
+
+def extension_points(events: Iterable[dict[str, Any]]) -> list[PointResult]:
+    """The extension points of the attempt in the order they ran, each with its plugins'
+    results (a point that succeeded names no plugin in its summary: its rows do)."""
+    points: list[PointResult] = []
+    pending: dict[str, dict[str, PluginResult]] = {}
+    for event in events:
+        point = FOLDED_INTO.get(event.get("point", ""), event.get("point", ""))
+        if event["kind"] == "extensionPoint":
+            points.append(PointResult(event, list(pending.pop(point, {}).values())))
+            continue
+        result = pending.setdefault(point, {}).setdefault(
+            event["plugin"], PluginResult(event["plugin"])
+        )
+        _add_call(result, event)
+    return points
+
+
+def _add_call(result: PluginResult, event: dict[str, Any]) -> None:
+    result.seconds += event.get("durationSeconds", 0.0)
+    if event["kind"] == "pluginBatch":
+        nodes = event.get("data", {}).get("nodes", ())
+        result.nodes += len(nodes)
+        result.rejected += len(event.get("data", {}).get("failed", {}))
+    elif event.get("node") and event.get("point") in ("filter", "score"):
+        result.nodes += 1
+        result.rejected += event["code"] not in (SUCCESS, "Skip")
+    if result.code == SUCCESS and event["code"] != SUCCESS:
+        result.code = event["code"]
+        result.reasons = tuple(event.get("reasons", ()))

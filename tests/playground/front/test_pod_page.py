@@ -213,3 +213,13 @@ def test_attempts_of_another_workspace_are_not_found(logged_in, workspace, stran
     )
     assert logged_in.get("/w/lab/pods/u/attempts/1/").status_code == 404
     assert logged_in.get(f"/w/lab/attempts/{attempt.pk}/").status_code == 404
+
+
+def test_the_pod_page_shows_each_plugins_result_and_the_skipped_plugins(logged_in, web_attempt):
+    """Plugins skipped at PreFilter or PreScore were missing from the tables, and a point that
+    succeeded named no plugin."""
+    page = logged_in.get("/w/lab/pods/uid-web/").content.decode()
+    assert '<tr class="plugin-row">' in page and "↳ DefaultBinder" in page
+    assert 'title="its PreFilter returned Skip">NodePorts</th>' in page
+    assert 'title="its PreScore returned Skip">InterPodAffinity</th>' in page
+    assert "NodeResourcesFit: its PreFilter returned Skip" not in page

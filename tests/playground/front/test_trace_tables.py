@@ -127,6 +127,35 @@ def test_the_ranking_of_a_real_attempt_puts_the_chosen_node_first(web):
 
 
 def test_extension_points_list_the_cycle_in_order(web):
-    points = [event["point"] for event in extension_points(web["events"])]
+    points = [point.event["point"] for point in extension_points(web["events"])]
     assert points.index("preFilter") < points.index("filter") < points.index("score")
     assert points[-1] == "postBind"
+
+
+def test_plugins_skipped_at_pre_filter_are_columns_of_skipped_cells(web):
+    matrix = filter_matrix(web["events"])
+    # The web pod has no ports, volumes, spread constraints or affinity: those plugins' PreFilter
+    # returns Skip, so the cycle skips their Filter. They were missing from the matrix.
+    assert {"NodePorts", "VolumeRestrictions", "InterPodAffinity"} <= set(matrix.skipped)
+    assert not set(matrix.skipped) & set(matrix.plugins)
+
+
+def test_plugins_skipped_at_pre_score_are_named_in_the_score_table(web):
+    scores = score_table(web["events"])
+    assert "InterPodAffinity" in scores.skipped
+    assert not set(scores.skipped) & set(scores.plugins)
+
+
+def test_every_plugin_has_its_own_result_and_time_at_each_point(web):
+    points = {point.event["point"]: point for point in extension_points(web["events"])}
+    pre_filter = {r.plugin: r for r in points["preFilter"].plugins}
+    assert pre_filter["NodeResourcesFit"].code == "Success"
+    assert pre_filter["NodePorts"].code == "Skip"
+    fit = next(r for r in points["filter"].plugins if r.plugin == "NodeResourcesFit")
+    # TaintToleration, before it, rejected the tainted node: Fit judged the other three.
+    assert (fit.nodes, fit.rejected, fit.code) == (3, 1, "UnschedulableAndUnresolvable")
+    assert fit.seconds > 0
+    bind = points["bind"].plugins
+    assert [(r.plugin, r.code) for r in bind] == [("DefaultBinder", "Success")]
+    score = {r.plugin for r in points["score"].plugins}
+    assert "NodeResourcesFit" in score  # its Score and NormalizeScore calls, under Score
