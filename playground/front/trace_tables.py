@@ -172,12 +172,13 @@ def ranking(final_scores: dict[str, int], chosen: str) -> list[Rank]:
 @dataclass(slots=True)
 class PluginResult:
     """One plugin's calls at one extension point: its worst code, the first reasons given,
-    how many nodes it judged (Filter, Score) and how many it rejected, and its time."""
+    how many calls on a node it had (Filter, Score; a node with nominated pods is judged
+    twice, with and without them) and how many rejected the node, and its time."""
 
     plugin: str
     code: str = SUCCESS
     reasons: tuple[str, ...] = ()
-    nodes: int = 0
+    calls: int = 0
     rejected: int = 0
     seconds: float = 0.0
 
@@ -215,10 +216,10 @@ def _add_call(result: PluginResult, event: dict[str, Any]) -> None:
     result.seconds += event.get("durationSeconds", 0.0)
     if event["kind"] == "pluginBatch":
         nodes = event.get("data", {}).get("nodes", ())
-        result.nodes += len(nodes)
+        result.calls += len(nodes)
         result.rejected += len(event.get("data", {}).get("failed", {}))
     elif event.get("node") and event.get("point") in ("filter", "score"):
-        result.nodes += 1
+        result.calls += 1
         result.rejected += event["code"] not in (SUCCESS, "Skip")
     if result.code == SUCCESS and event["code"] != SUCCESS:
         result.code = event["code"]

@@ -153,7 +153,7 @@ def test_every_plugin_has_its_own_result_and_time_at_each_point(web):
     assert pre_filter["NodePorts"].code == "Skip"
     fit = next(r for r in points["filter"].plugins if r.plugin == "NodeResourcesFit")
     # TaintToleration, before it, rejected the tainted node: Fit judged the other three.
-    assert (fit.nodes, fit.rejected, fit.code) == (3, 1, "UnschedulableAndUnresolvable")
+    assert (fit.calls, fit.rejected, fit.code) == (3, 1, "UnschedulableAndUnresolvable")
     assert fit.seconds > 0
     bind = points["bind"].plugins
     assert [(r.plugin, r.code) for r in bind] == [("DefaultBinder", "Success")]
