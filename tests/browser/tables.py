@@ -27,6 +27,8 @@ class Scores:
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)
     """node → plugin → its three numbers (plugins that skipped the node are left out)"""
     totals: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    """Score plugins skipped at PreScore: a column each, every cell of it "skipped"."""
 
 
 @dataclass(slots=True)
@@ -47,12 +49,18 @@ def filter_matrix(table: Locator) -> dict[str, dict[str, str]]:
 def score_table(table: Locator) -> Scores:
     """The score table: two header rows (plugin and weight, then raw / norm. / weighted)."""
     plugin_row, _, *rows = table.evaluate(CELLS)
-    plugins = [HEADER.match(text) for text, _ in plugin_row[1:-1]]
-    assert all(plugins), plugin_row
-    scores = Scores(weights={match[1]: int(match[2]) for match in plugins})
+    headings = [text for text, _ in plugin_row[1:-1]]
+    plugins = [match for text in headings if (match := HEADER.match(text))]
+    skipped = [text for text in headings if not HEADER.match(text)]
+    scores = Scores(weights={match[1]: int(match[2]) for match in plugins}, skipped=skipped)
     for row in rows:
         node, *cells, (total, _) = row
-        scores.cells[node[0]] = dict(_node_cells(list(scores.weights), cells))
+        scored, skipped_cells = (
+            cells[: len(cells) - len(skipped)],
+            cells[len(cells) - len(skipped) :],
+        )
+        assert [text for text, _ in skipped_cells] == ["skipped"] * len(skipped), row
+        scores.cells[node[0]] = dict(_node_cells(list(scores.weights), scored))
         scores.totals[node[0]] = int(total)
     return scores
 
