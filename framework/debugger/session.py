@@ -17,6 +17,7 @@ the cycles it concerns, so each node's call is an event of its own (the results 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -80,12 +81,17 @@ class _Attempt:
 class Debugger:
     """Stops a scheduler at breakpoints; ``attach`` it to a scheduler before it runs."""
 
+    attempts_kept = 1000
+    """Pods whose attempt the debugger remembers, the most recently seen: a long-running
+    scheduler sees pods without end. A pod forgotten while it waits at Permit (a thousand
+    others were seen meanwhile) is matched by its key alone when its binding cycle goes on."""
+
     def __init__(self, breakpoints: Iterable[Breakpoint], controller: Controller) -> None:
         self.breakpoints = list(breakpoints)
         self.controller = controller
         self.scheduler: Scheduler | None = None
         self.stops = 0
-        self._attempts: dict[str, _Attempt] = {}
+        self._attempts: OrderedDict[str, _Attempt] = OrderedDict()
 
     def attach(self, scheduler: Scheduler) -> Debugger:
         """Observes every profile of the scheduler, beside the observers it already has."""
@@ -114,6 +120,9 @@ class Debugger:
         known = self._attempts.get(event.pod)
         if known is None or (cycle is not None and known.cycle is not cycle):
             known = self._attempts[event.pod] = _Attempt(cycle)
+            if len(self._attempts) > self.attempts_kept:
+                self._attempts.popitem(last=False)
+        self._attempts.move_to_end(event.pod)
         return known
 
     def _choose_per_node_form(self, attempt: _Attempt) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from framework.debugger.breakpoints import POINTS
-from framework.debugger.session import ABORT, NEXT, RUN, STEP
+from framework.debugger.session import ABORT, NEXT, RUN, STEP, Debugger
 from framework.simulator import Simulation
 from framework.trace import EXTENSION_POINT
 from tests.framework.debugger.scenario import BIG, CONFIG, NODES, WEB, outcomes, simulate
@@ -151,3 +151,12 @@ def test_a_breakpoint_on_failure_stops_where_an_attempt_fails_only():
 def test_a_pre_enqueue_breakpoint_narrowed_to_a_pod_stops_for_that_pod_only():
     _, stops, _ = simulate(NODES + WEB + pod_named("api"), "preEnqueue", pod="default/api")
     assert [(s.pod, s.point) for s in stops] == [("default/api", "preEnqueue")]
+
+
+def test_the_debugger_remembers_the_attempts_of_the_most_recent_pods_only(monkeypatch):
+    monkeypatch.setattr(Debugger, "attempts_kept", 2)
+    objects = NODES + "".join(pod_named(f"p{i}") for i in range(5))
+    _, stops, simulation = simulate(objects, "score")
+    assert len(stops) == 5, "every pod still stops once"
+    debugger = simulation.scheduler.profiles["default-scheduler"].observer.observers[-1]
+    assert list(debugger._attempts) == ["default/p3", "default/p4"]
