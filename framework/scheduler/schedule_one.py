@@ -534,6 +534,7 @@ class ScheduleOne:
             self.binding_executor.submit(lambda: bind(until_bind()))
 
         def start() -> None:
+            self.current_cycle = cycle  # an executor may start it after other cycles ran
             try:
                 status = self._binding_cycle_until_permit(framework, state, result, assumed)
             except AttemptAborted as aborted:
