@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models import Max
 from django.urls import reverse
 
+from framework.debugger.breakpoints import Breakpoint as EngineBreakpoint
 from playground.workspaces.fields import JSONField
 
 TRACE_COMPRESSION = 1
@@ -303,7 +304,8 @@ class SchedulerCommand(models.Model):
     """A request to a workspace's scheduler service (pause, apply a configuration, approve...)."""
 
     PAUSE, RESUME, APPLY_CONFIGURATION = "pause", "resume", "apply-configuration"
-    ALLOW, REJECT, STEP, CONTINUE = "allow", "reject", "step", "continue"
+    ALLOW, REJECT = "allow", "reject"
+    DEBUG, BREAKPOINTS = "debug", "breakpoints"
     BINDING_FINISHED = "binding-finished"
     STOP = "stop"
     KINDS = (
@@ -312,8 +314,8 @@ class SchedulerCommand(models.Model):
         APPLY_CONFIGURATION,
         ALLOW,
         REJECT,
-        STEP,
-        CONTINUE,
+        DEBUG,
+        BREAKPOINTS,
         BINDING_FINISHED,
         STOP,
     )
@@ -344,6 +346,14 @@ class SchedulerStatus(models.Model):
     queue_sizes = JSONField(
         default=list, blank=True, help_text="[[time, active, backoff, unschedulable]]"
     )
+    stop = JSONField(
+        null=True,
+        blank=True,
+        help_text="Where the scheduler is stopped at a breakpoint (the debugger), or null.",
+    )
+    debugger_note = models.TextField(
+        blank=True, help_text="The debugger's last word, such as a stop that continued by itself."
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -351,3 +361,59 @@ class SchedulerStatus(models.Model):
 
     def __str__(self) -> str:
         return f"status of {self.workspace}"
+
+
+class Breakpoint(models.Model):
+    """Where a workspace's scheduler stops (``framework.debugger.breakpoints.Breakpoint``).
+
+    An empty ``point`` with ``on_failure`` stops wherever an attempt fails. The service reads
+    them when it starts and again after a ``breakpoints`` SchedulerCommand.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="breakpoints")
+    point = models.CharField(max_length=32, blank=True)
+    plugin = models.CharField(max_length=128, blank=True)
+    node = models.CharField(max_length=253, blank=True)
+    pod = models.CharField(max_length=317, blank=True, help_text="namespace/name, or empty")
+    selector = models.CharField(max_length=1000, blank=True, help_text="a label selector")
+    profile = models.CharField(max_length=253, blank=True)
+    on_failure = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return str(self.engine_breakpoint())
+
+    def engine_breakpoint(self) -> EngineBreakpoint:
+        """The engine's Breakpoint (raises BreakpointError when a field is invalid)."""
+        return EngineBreakpoint(
+            point=self.point,
+            plugin=self.plugin,
+            node=self.node,
+            pod=self.pod,
+            selector=self.selector,
+            profile=self.profile,
+            on_failure=self.on_failure,
+        )
+
+
+class LiveWatch(models.Model):
+    """A page that watches a workspace's cycles as they unfold (the debugger page, a pod page).
+
+    The scheduler service streams each extension point's result only while some watch is
+    alive, for the pods watched: nobody watching costs nothing. A page's socket renews its
+    watch while it is open and deletes it when it closes; one that died lapses at ``expires``.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="watches")
+    pod = models.CharField(max_length=317, blank=True, help_text="namespace/name, or every pod")
+    channel = models.CharField(max_length=255, unique=True)
+    expires = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.workspace} watches {self.pod or 'every pod'}"

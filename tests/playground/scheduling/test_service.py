@@ -398,12 +398,12 @@ def test_an_apply_waits_until_the_bindings_out_have_reported(
 def test_unknown_commands_are_answered_not_supported(make_service, workspace):
     service = make_service()
     service.start()
-    step = command(workspace, SchedulerCommand.STEP)
+    unknown = command(workspace, "rewind")
 
     service.tick()
 
-    step.refresh_from_db()
-    assert step.outcome == "not supported: step"
+    unknown.refresh_from_db()
+    assert unknown.outcome == "not supported: rewind"
 
 
 # ----------------------------------------------------------------------------------------------
