@@ -6,6 +6,7 @@ from django.urls import path
 from playground.front.views import (
     cluster,
     control,
+    debugger,
     objects,
     permit,
     pod_deletion,
@@ -48,6 +49,7 @@ urlpatterns = [
     path("w/<slug:slug>/queue/", queue.queue, name="queue"),
     path("w/<slug:slug>/permit/", permit.permit, name="permit"),
     path("w/<slug:slug>/permit/decide/", permit.decide, name="permit-decide"),
+    path("w/<slug:slug>/debugger/", debugger.debugger, name="debugger"),
     path("w/<slug:slug>/pause/", control.pause, name="pause"),
     path("w/<slug:slug>/resume/", control.resume, name="resume"),
 ]
