@@ -157,6 +157,8 @@ CELERY_TASK_ROUTES = {
 EMBEDDED_WORKER = envbool("EMBEDDED_WORKER", "False" if REDIS_URL else "True")
 
 SCHEDULER_LEASE_SECONDS = envint("SCHEDULER_LEASE_SECONDS", 15)
+DEBUGGER_STOP_SECONDS = envint("DEBUGGER_STOP_SECONDS", 600)
+"""How long the scheduler waits at a debugger stop nobody answers before it continues."""
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -17,6 +17,10 @@ never from raw input. Each message's ``type`` names the consumer handler that re
 - ``pod.trace`` (pod group): ``pod``, ``uid``, ``attemptId``, ``attempt`` (as above) and
   ``events``, the extension points' trace events of the attempt, in order (docs/trace.md);
   sent once the attempt is stored.
+- ``debug.stop`` (workspace group, and the groups of the pods named): ``stop``, the document of
+  the debugger stop the scheduler waits at (``playground.scheduling.stops``; the engine's
+  ``Stop.to_dict()`` with ``id``, ``since``, ``deadline``, ``play``, ``uid``, ``summary``), or
+  None once it goes on; ``note``, the debugger's last word (a stop that continued by itself).
 - ``service.state`` (workspace group): nothing more. The scheduler's state (running, paused,
   starting, no scheduler; who holds the lease) changed: consumers read it again from the
   database (``playground.scheduling.scheduler_state``), the one place every page reads it.
@@ -45,6 +49,7 @@ NODE_USAGE = "node.usage"
 ATTEMPTS_RECORDED = "attempts.recorded"
 POD_TRACE = "pod.trace"
 SERVICE_STATE = "service.state"
+DEBUG_STOP = "debug.stop"
 
 _SAFE_UID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
@@ -87,6 +92,15 @@ def send_trace(workspace_id: int, attempt: dict[str, Any], events: list[dict[str
         "events": events,
     }
     send(pod_group(workspace_id, attempt["uid"]), message)
+
+
+def send_stop(workspace_id: int, uids: list[str], stop: dict[str, Any] | None, note: str) -> None:
+    """The scheduler stopped at a breakpoint (``stop``) or went on (None): to the workspace's
+    pages and to the pages of the pods in ``uids`` (the stopped pod, the one before)."""
+    message = {"type": DEBUG_STOP, "stop": stop, "note": note}
+    send(workspace_group(workspace_id), message)
+    for uid in uids:
+        send(pod_group(workspace_id, uid), message)
 
 
 def send_service_state(workspace_id: int) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from framework.api.pod import Pod
 from framework.interface.cycle_state import CycleState
@@ -48,12 +49,24 @@ class ServiceThreadExecutor:
     def __init__(self) -> None:
         self._thread = threading.get_ident()
         self._queue: deque[Callable[[], None]] = deque()
+        self._deferring = False
 
     def submit(self, work: Callable[[], None]) -> None:
-        if threading.get_ident() == self._thread:
+        if threading.get_ident() == self._thread and not self._deferring:
             work()
         else:
             self._queue.append(work)
+
+    @contextmanager
+    def deferring(self) -> Iterator[None]:
+        """Work submitted meanwhile waits for ``run_pending``, even from the service's thread:
+        at a debugger stop, a pod allowed at Permit must not run its binding cycle inside the
+        scheduling cycle that is stopped."""
+        self._deferring = True
+        try:
+            yield
+        finally:
+            self._deferring = False
 
     def adopt_current_thread(self) -> None:
         self._thread = threading.get_ident()

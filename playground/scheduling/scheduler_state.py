@@ -13,15 +13,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
 from playground.scheduling import lease
-from playground.workspaces.models import SchedulerLease, Workspace
+from playground.workspaces.models import SchedulerLease, SchedulerStatus, Workspace
 
 RUNNING, PAUSED, STARTING, NO_SCHEDULER = "running", "paused", "starting", "no scheduler"
-BADGES = {RUNNING: "bound", PAUSED: "backoff", STARTING: "pending", NO_SCHEDULER: "unschedulable"}
+STOPPED = "stopped"
+"""At a debugger breakpoint: the scheduler waits for a person's command (docs/debugger.md)."""
+BADGES = {
+    RUNNING: "bound",
+    PAUSED: "backoff",
+    STARTING: "pending",
+    NO_SCHEDULER: "unschedulable",
+    STOPPED: "waiting",
+}
 """The badge colour of each state (the CSS classes of pod states)."""
 
 
@@ -40,10 +49,26 @@ class SchedulerState:
     """When the holder took the lease over."""
     generation: int = 0
     lease_seconds: float = 0.0
+    stop: dict[str, Any] | None = None
+    """The debugger stop the scheduler waits at (``playground.scheduling.stops``), if any."""
 
     @property
     def label(self) -> str:
+        if self.state == STOPPED:
+            return f"stopped at {self.stopped_at}"
         return self.state if self.state == NO_SCHEDULER else f"scheduler {self.state}"
+
+    @property
+    def stopped_at(self) -> str:
+        """``Score · NodeResourcesFit · pod shop/web-3``: the point, the plugin, the pod."""
+        if not self.stop:
+            return ""
+        point = self.stop.get("point", "")
+        parts = [point[:1].upper() + point[1:], self.stop.get("plugin", "")]
+        if self.stop.get("node"):
+            parts.append(f"node {self.stop['node']}")
+        parts.append(f"pod {self.stop.get('pod', '')}")
+        return " · ".join(part for part in parts if part)
 
     @property
     def badge(self) -> str:
@@ -72,9 +97,12 @@ def scheduler_state(workspace_id: int, now: datetime | None = None) -> Scheduler
         return SchedulerState(NO_SCHEDULER, bool(paused))
     if held.holder.startswith(lease.STARTING):
         return SchedulerState(STARTING, bool(paused))
+    stop = SchedulerStatus.objects.filter(workspace_id=workspace_id).values_list("stop", flat=True)
+    stop = stop.first()
     return SchedulerState(
-        PAUSED if paused else RUNNING,
+        STOPPED if stop else PAUSED if paused else RUNNING,
         bool(paused),
+        stop=stop or None,
         holder=held.holder,
         since=held.acquired_at,
         generation=held.generation,

@@ -51,9 +51,13 @@ from django.db import close_old_connections
 
 from framework.api.pod import Pod
 from framework.config.defaults import default_configuration
+from framework.debugger.breakpoints import Breakpoint as EngineBreakpoint
+from framework.debugger.breakpoints import BreakpointError
+from framework.debugger.session import Debugger
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
+from framework.trace import FanOut, Observer
 from framework.util.clock import Clock, RealClock
 from playground.live import broadcast
 from playground.scheduling import lease, status
@@ -71,7 +75,8 @@ from playground.scheduling.scheduler import (
     PlaygroundScheduler,
     ServiceThreadExecutor,
 )
-from playground.workspaces.models import SchedulerCommand, SchedulerStatus, Workspace
+from playground.scheduling.stops import StopController
+from playground.workspaces.models import Breakpoint, SchedulerCommand, SchedulerStatus, Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +163,9 @@ class SchedulerService:
         """Whether the last tick had anything to do (the loop sleeps after an idle one)."""
         self.stop_requested = False
         """A ``stop`` command was executed: the service ends after this tick."""
+        self.stops = StopController(self)
+        self.debugger = Debugger([], self.stops)
+        """Observes the frameworks only while the workspace has breakpoints (docs/debugger.md)."""
 
     # ------------------------------------------------------------------------------------------
     # Lease
@@ -172,7 +180,7 @@ class SchedulerService:
             return False
         self._renewed = self.clock.now()
         self.rebuild()
-        self._announce()
+        self.announce()
         return True
 
     def stop(self, release: bool = True) -> None:
@@ -181,9 +189,9 @@ class SchedulerService:
         self.recorder.close()
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
-            self._announce()
+            self.announce()
 
-    def _renew(self) -> bool:
+    def renew_lease(self) -> bool:
         """Renews the lease once a third of it has passed: often enough never to let it lapse."""
         now = self.clock.now()
         if now - self._renewed < self.lease_seconds / 3:
@@ -222,6 +230,11 @@ class SchedulerService:
         scheduler.queue.run()
         self.scheduler, self.cluster, self.revision = scheduler, cluster, revision
         self.paused = workspace.paused
+        self.debugger.scheduler = scheduler
+        self._read_breakpoints()
+        SchedulerStatus.objects.filter(workspace_id=self.workspace_id).exclude(stop=None).update(
+            stop=None, debugger_note="The scheduler was rebuilt: a stop under way was lost."
+        )
         self._sizes = self._stored_sizes()
         self._publish(force=True)
 
@@ -258,7 +271,7 @@ class SchedulerService:
         ``stop`` command came)."""
         if self.scheduler is None:
             raise ServiceStopped("the service was not started")
-        if not self._renew():
+        if not self.renew_lease():
             self._announce_lost()
             return False
         self.executor.run_pending()
@@ -284,6 +297,7 @@ class SchedulerService:
         An unexpected error rebuilds the scheduler from the database (its state may be half
         changed); if that fails too, the service ends and the lease lapses to a successor.
         """
+        self.stops.halt = stop
         while not stop.is_set():
             try:
                 if not self.tick():
@@ -306,11 +320,13 @@ class SchedulerService:
     def _run_cycles(self) -> int:
         queue = self.scheduler.queue
         cycles = 0
-        while cycles < self.cycles_per_tick:
+        self.stops.interrupted = False
+        while cycles < self.cycles_per_tick and not self.stops.interrupted:
             queue.run_periodic()
             if not self.scheduler.schedule_one():
                 break
             cycles += 1
+            self.executor.run_pending()  # binding cycles a debugger stop held back
             if len(self._unsent) >= self.binding_batch:
                 self._send_bindings()
         self.cycles += cycles
@@ -342,7 +358,7 @@ class SchedulerService:
             if command.kind == SchedulerCommand.APPLY_CONFIGURATION and self.bindings:
                 self._apply_waits = True
                 break
-            done[self._execute(command.kind, command.payload or {})].append(command.pk)
+            done[self.execute(command.kind, command.payload or {})].append(command.pk)
             outcomes += command.kind == BINDING_FINISHED
             executed += 1
             if self.stop_requested:
@@ -352,7 +368,8 @@ class SchedulerService:
             SchedulerCommand.objects.filter(pk__in=ids).update(done_at=now, outcome=outcome)
         return outcomes, executed - outcomes
 
-    def _execute(self, kind: str, payload: dict[str, Any]) -> str:
+    def execute(self, kind: str, payload: dict[str, Any]) -> str:
+        """Executes one command (not ``debug``: see ``stops``); returns its outcome."""
         handler = {
             SchedulerCommand.PAUSE: self._pause,
             SchedulerCommand.RESUME: self._resume,
@@ -361,6 +378,8 @@ class SchedulerService:
             SchedulerCommand.REJECT: self._reject,
             BINDING_FINISHED: self._binding_finished,
             SchedulerCommand.STOP: self._stop,
+            SchedulerCommand.BREAKPOINTS: self._breakpoints,
+            SchedulerCommand.DEBUG: self._debug_without_a_stop,
         }.get(kind)
         if handler is None:
             return f"not supported: {kind}"
@@ -368,6 +387,23 @@ class SchedulerService:
             return handler(payload)
         except (KeyError, TypeError, ValueError) as err:
             return f"invalid {kind} command: {err}"
+
+    def mark_done(self, command: SchedulerCommand, outcome: str) -> None:
+        command.done_at, command.outcome = self._now(), outcome
+        command.save(update_fields=["done_at", "outcome"])
+
+    def _breakpoints(self, payload: dict[str, Any]) -> str:
+        count = self._read_breakpoints()
+        return f"{count} breakpoint{'s' if count != 1 else ''} set"
+
+    def _debug_without_a_stop(self, payload: dict[str, Any]) -> str:
+        """A ``debug`` command that came after its stop ended (stops execute their own)."""
+        named = payload.get("stop")
+        return (
+            f"ignored: the scheduler is no longer at stop {named}"
+            if named
+            else ("ignored: the scheduler is not stopped")
+        )
 
     def _pause(self, payload: dict[str, Any]) -> str:
         self._set_paused(True)
@@ -384,7 +420,7 @@ class SchedulerService:
     def _set_paused(self, paused: bool) -> None:
         self.paused = paused
         Workspace.objects.filter(pk=self.workspace_id).update(paused=paused)
-        self._announce()
+        self.announce()
 
     def _apply_configuration(self, payload: dict[str, Any]) -> str:
         """Rebuilds the scheduler from the database with the configuration revision given
@@ -426,6 +462,35 @@ class SchedulerService:
     def _waiting_pod(self, uid: str) -> Any:
         framework = next(iter(self.scheduler.profiles.values()))
         return framework.get_waiting_pod(uid)
+
+    # ------------------------------------------------------------------------------------------
+    # Observers: the recorder always, the debugger and the live stream only when needed
+
+    def _read_breakpoints(self) -> int:
+        """The workspace's breakpoints, from the database; one no longer valid is skipped."""
+        breakpoints: list[EngineBreakpoint] = []
+        for stored in Breakpoint.objects.filter(workspace_id=self.workspace_id):
+            try:
+                breakpoints.append(stored.engine_breakpoint())
+            except BreakpointError:
+                logger.warning(
+                    "workspace %s: breakpoint %s is invalid", self.workspace_id, stored.pk
+                )
+        self.debugger.breakpoints = breakpoints
+        self._set_observers()
+        return len(breakpoints)
+
+    def _set_observers(self) -> None:
+        """Every profile reports to the recorder, and to the debugger while there are
+        breakpoints: a workspace without any pays nothing for the debugger."""
+        if self.scheduler is None:
+            return
+        extra: list[Observer] = []
+        if self.debugger.breakpoints:
+            extra.append(self.debugger)
+        observer = FanOut(self.recorder, *extra) if extra else self.recorder
+        for framework in self.scheduler.profiles.values():
+            framework.observer = observer
 
     # ------------------------------------------------------------------------------------------
     # Binding
@@ -536,7 +601,7 @@ class SchedulerService:
         stored = SchedulerStatus.objects.filter(workspace_id=self.workspace_id).first()
         return list(stored.queue_sizes) if stored is not None else []
 
-    def _announce(self) -> None:
+    def announce(self) -> None:
         """Tells the pages that the scheduler's state changed (after writing it)."""
         broadcast.send_service_state(self.workspace_id)
 

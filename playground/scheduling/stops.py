@@ -1,0 +1,222 @@
+"""The playground's answer to the debugger's stops: a wait in the scheduler service's thread.
+
+The engine's Debugger (``framework.debugger.session``) calls a controller at each stop and
+blocks until it answers with a command. Here the controller is a ``StopController``: it stores
+the stop in ``SchedulerStatus.stop``, tells the pages, and then waits, looking every
+``poll_seconds`` at the workspace's commands, until one of them answers the stop:
+
+- ``debug`` ``{"command": step | next | continue | run | abort, "stop": id}`` answers the stop
+  named (without ``stop``: whichever stop the scheduler is at). A command naming a stop that
+  has ended is answered "ignored", so of two browsers clicking at once one command applies.
+- ``debug`` ``{"command": "play", "pace": seconds}`` advances one extension point every
+  ``pace`` seconds (``next`` by itself) until ``pause`` or any other command.
+
+Meanwhile the workspace's scheduler keeps its promises: the lease is renewed, ``breakpoints``,
+``pause`` / ``resume`` and Permit's ``allow`` / ``reject`` are executed (the binding cycles they
+resume wait until the stop ends, as the service thread is the only one that runs them), and
+binding outcomes wait their turn in the database. A stop left alone for
+``settings.DEBUGGER_STOP_SECONDS`` continues by itself and says so; a lost lease, a stopping
+worker or a ``stop`` command (the workspace is being deleted) aborts the attempt.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from framework.debugger.session import ABORT, COMMANDS, CONTINUE, NEXT, Stop, describe_stop
+from playground.live import broadcast
+from playground.workspaces.models import (
+    ClusterObject,
+    SchedulerCommand,
+    SchedulerStatus,
+)
+
+if TYPE_CHECKING:
+    from playground.scheduling.service import SchedulerService
+
+PLAY, PAUSE = "play", "pause"
+POLL_SECONDS = 0.1
+"""How often a stop looks at the commands, the lease and the time."""
+DURING_A_STOP = frozenset(
+    {
+        SchedulerCommand.BREAKPOINTS,
+        SchedulerCommand.PAUSE,
+        SchedulerCommand.RESUME,
+        SchedulerCommand.ALLOW,
+        SchedulerCommand.REJECT,
+    }
+)
+"""Commands executed while the scheduler is stopped; the others wait until the stop ends (and
+the ones after them too, so they keep their order), except ``debug`` commands, which are
+addressed to the stop itself."""
+
+
+@dataclass(slots=True)
+class _Answer:
+    command: str = ""
+    outcome: str = ""
+
+
+class StopController:
+    """Waits at the debugger's stops for a person's command (see the module's docstring)."""
+
+    def __init__(
+        self,
+        service: SchedulerService,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+        stop_seconds: float | None = None,
+    ) -> None:
+        self.service = service
+        self.poll_seconds = poll_seconds
+        self.stop_seconds = float(
+            settings.DEBUGGER_STOP_SECONDS if stop_seconds is None else stop_seconds
+        )
+        self.halt = threading.Event()
+        """Set when the worker stops: a stop under way aborts its attempt."""
+        self.interrupted = False
+        """The last stop ended because the service must end (lease lost, worker stopping,
+        ``stop`` command): the service runs no more cycles this tick."""
+        self.pace: float | None = None
+        """Seconds per extension point while playing, None otherwise."""
+        self.current: dict[str, Any] | None = None
+        """The stop under way (its document), None while the scheduler runs."""
+        self._count = 0
+        self._note = ""
+
+    def __call__(self, stop: Stop) -> str:
+        self._count += 1
+        now = self.service.clock.now()
+        document = {
+            "id": f"{self.service.generation or 0}-{self._count}",
+            "since": now,
+            "deadline": now + self.stop_seconds,
+            "play": self.pace,
+            "uid": self._uid(stop.pod),
+            "summary": describe_stop(stop),
+            **stop.to_dict(),
+        }
+        self._show(document, note="")
+        try:
+            return self._wait(document)
+        finally:
+            self._show(None, note=self._note)
+
+    # -- waiting ----------------------------------------------------------------------------
+
+    def _wait(self, document: dict[str, Any]) -> str:
+        self._note, self.interrupted = "", False
+        due = document["since"] + self.pace if self.pace is not None else None
+        while True:
+            answer = self._answer_from_commands(document)
+            if answer.command:
+                return answer.command
+            if answer.outcome == PLAY:
+                due = self.service.clock.now() + (self.pace or 0.0)
+            elif answer.outcome == PAUSE:
+                due = None
+            if reason := self._reason_to_abort():
+                self.interrupted = True
+                self._note = f"The attempt at {document['summary']} was aborted: {reason}."
+                return ABORT
+            now = self.service.clock.now()
+            if due is not None and now >= due:
+                return NEXT
+            if now >= document["deadline"]:
+                minutes = self.stop_seconds / 60
+                self._note = (
+                    f"The stop at {document['summary']} continued by itself after "
+                    f"{minutes:g} minute{'s' if minutes != 1 else ''} without a command."
+                )
+                return CONTINUE
+            self.halt.wait(self.poll_seconds)
+
+    def _reason_to_abort(self) -> str:
+        service = self.service
+        if self.halt.is_set():
+            return "the scheduler worker is stopping"
+        if not service.renew_lease():
+            return "the scheduler lost its lease"
+        if SchedulerCommand.objects.filter(
+            workspace_id=service.workspace_id, done_at__isnull=True, kind=SchedulerCommand.STOP
+        ).exists():
+            return "the workspace is being deleted"
+        return ""
+
+    def _answer_from_commands(self, document: dict[str, Any]) -> _Answer:
+        """Executes the pending commands a stop can execute; returns the stop's answer, if one
+        of them is a ``debug`` command for this stop."""
+        answer = _Answer()
+        held_back = False
+        pending = SchedulerCommand.objects.filter(
+            workspace_id=self.service.workspace_id, done_at__isnull=True
+        ).order_by("id")
+        for command in pending:
+            if command.kind == SchedulerCommand.DEBUG:
+                outcome = self._debug(command.payload or {}, document, answer)
+            elif command.kind in DURING_A_STOP and not held_back:
+                with self.service.executor.deferring():
+                    outcome = self.service.execute(command.kind, command.payload or {})
+            else:
+                held_back = True
+                continue
+            self.service.mark_done(command, outcome)
+            if answer.command:
+                break
+        return answer
+
+    def _debug(self, payload: dict[str, Any], document: dict[str, Any], answer: _Answer) -> str:
+        named = payload.get("stop")
+        if named not in (None, "", document["id"]):
+            return f"ignored: the scheduler is no longer at stop {named}"
+        command = payload.get("command")
+        if command == PLAY:
+            pace = payload.get("pace", 0.5)
+            if not isinstance(pace, int | float) or not 0 < pace <= 60:
+                return f"invalid debug command: pace {pace!r} is not a number of seconds in (0, 60]"
+            self.pace = float(pace)
+            answer.outcome = PLAY
+            self._show({**document, "play": self.pace}, note="")
+            return f"playing at {self.pace:g} s per extension point"
+        if command == PAUSE:
+            self.pace = None
+            answer.outcome = PAUSE
+            self._show({**document, "play": None}, note="")
+            return "paused playing"
+        if command not in COMMANDS:
+            choices = ", ".join((*COMMANDS, PLAY, PAUSE))
+            return f"invalid debug command: {command!r} is not one of {choices}"
+        self.pace = None
+        answer.command = command
+        return f"{command} at {document['summary']}"
+
+    # -- showing ----------------------------------------------------------------------------
+
+    def _show(self, document: dict[str, Any] | None, note: str) -> None:
+        """Stores the stop (None: the scheduler goes on) and tells the pages."""
+        previous, self.current = self.current, document
+        SchedulerStatus.objects.update_or_create(
+            workspace_id=self.service.workspace_id,
+            defaults={"stop": document, "debugger_note": note},
+        )
+        uids = {d["uid"] for d in (previous, document) if d is not None and d.get("uid")}
+        broadcast.send_stop(self.service.workspace_id, sorted(uids), document, note)
+        self.service.announce()
+
+    def _uid(self, pod_key: str) -> str:
+        namespace, _, name = pod_key.partition("/")
+        uid = (
+            ClusterObject.objects.filter(
+                workspace_id=self.service.workspace_id,
+                kind="Pod",
+                namespace=namespace,
+                name=name,
+            )
+            .values_list("uid", flat=True)
+            .first()
+        )
+        return uid or ""
