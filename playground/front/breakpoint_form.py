@@ -18,6 +18,7 @@ from typing import Any
 
 from django import forms
 
+from framework.api.errors import ObjectError
 from framework.api.loader import parse_object
 from framework.api.pod import Pod
 from framework.debugger.breakpoints import POINTS, BreakpointError
@@ -247,7 +248,6 @@ def breakpoints_panel(
     total = len(entries)
     if pod is not None:
         entries = applying_to(entries, pod)
-    objects = ClusterObject.objects.filter(workspace=workspace).order_by("namespace", "name")
     return Panel(
         workspace=workspace,
         form=form,
@@ -255,21 +255,28 @@ def breakpoints_panel(
         next_url=next_url,
         pod=pod,
         note=note,
-        nodes=list(objects.filter(kind="Node").values_list("name", flat=True)[:DATALIST_LIMIT]),
-        pods=[
-            f"{ns}/{name}"
-            for ns, name in objects.filter(kind="Pod").values_list("namespace", "name")[
-                :DATALIST_LIMIT
-            ]
-        ],
+        nodes=_names(workspace, "Node"),
+        pods=_names(workspace, "Pod"),
         total=total,
     )
+
+
+def _names(workspace: Workspace, kind: str) -> list[str]:
+    """Names (``namespace/name`` for pods) to suggest, at most DATALIST_LIMIT of them."""
+    rows = ClusterObject.objects.filter(workspace=workspace, kind=kind).order_by(
+        "namespace", "name"
+    )
+    names = rows.values_list("namespace", "name")[:DATALIST_LIMIT]
+    return [f"{namespace}/{name}" if namespace else name for namespace, name in names]
 
 
 def applying_to(entries: Iterable[Entry], pod: ClusterObject) -> list[Entry]:
     """The valid breakpoints that concern the pod: its key, labels and profile, as the engine
     decides (``Breakpoint.applies_to``)."""
-    parsed = parse_object(pod.manifest)
+    try:
+        parsed = parse_object(pod.manifest)
+    except ObjectError:  # stored before a check it fails: no breakpoint can concern it
+        return []
     if not isinstance(parsed, Pod):
         return []
     profile = parsed.spec.scheduler_name
