@@ -60,11 +60,15 @@ class Breakpoint:
             raise BreakpointError(
                 f"point: unknown extension point {self.point!r} (one of {', '.join(POINTS)})"
             )
+        if self.plugin and self.on_failure:
+            raise BreakpointError(
+                "plugin: a breakpoint on failure stops where the attempt fails, not at a plugin"
+            )
         if self.node and self.point not in NODE_POINTS:
             raise BreakpointError(
                 f"node: only a breakpoint at {' or '.join(NODE_POINTS)} can name a node"
             )
-        if self.pod and self.pod.count("/") != 1:
+        if self.pod and (self.pod.count("/") != 1 or "" in self.pod.split("/")):
             raise BreakpointError(f"pod: {self.pod!r} is not namespace/name")
         if self.selector:
             _selector(self.selector)

@@ -50,6 +50,17 @@ urlpatterns = [
     path("w/<slug:slug>/permit/", permit.permit, name="permit"),
     path("w/<slug:slug>/permit/decide/", permit.decide, name="permit-decide"),
     path("w/<slug:slug>/debugger/", debugger.debugger, name="debugger"),
+    path("w/<slug:slug>/debugger/breakpoints/", debugger.breakpoint_add, name="breakpoint-add"),
+    path(
+        "w/<slug:slug>/debugger/breakpoints/<int:pk>/delete/",
+        debugger.breakpoint_delete,
+        name="breakpoint-delete",
+    ),
+    path(
+        "w/<slug:slug>/debugger/breakpoints/clear/",
+        debugger.breakpoints_clear,
+        name="breakpoints-clear",
+    ),
     path("w/<slug:slug>/pause/", control.pause, name="pause"),
     path("w/<slug:slug>/resume/", control.resume, name="resume"),
 ]

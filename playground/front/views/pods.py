@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from playground.front import trace_tables
 from playground.front.access import workspace_view
+from playground.front.breakpoint_form import BreakpointForm, breakpoints_panel
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
 from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt, Workspace
@@ -24,11 +25,23 @@ MATRIX_ROWS = 100
 
 @workspace_view
 def pod_detail(request: HttpRequest, workspace: Workspace, uid: str) -> HttpResponse:
+    context = pod_page_context(workspace, uid, request.get_full_path())
+    return render_page(request, "front/pod.html", "front/pod_attempts.html", context)
+
+
+def pod_page_context(
+    workspace: Workspace, uid: str, next_url: str, breakpoint_form: BreakpointForm | None = None
+) -> dict[str, Any]:
+    """The pod page's context; its Debugger section lists the breakpoints that apply to the
+    pod, with ``breakpoint_form`` (as submitted, with its errors) or a new one."""
     pod = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid).first()
     attempts = SchedulingAttempt.objects.filter(workspace=workspace, pod_uid=uid)
     if pod is None and not attempts.exists():
         raise Http404("No such pod.")
-    context = {
+    panel = None
+    if pod is not None:
+        panel = breakpoints_panel(workspace, next_url, pod=pod, form=breakpoint_form)
+    return {
         "workspace": workspace,
         "section": "pods",
         "uid": uid,
@@ -36,9 +49,9 @@ def pod_detail(request: HttpRequest, workspace: Workspace, uid: str) -> HttpResp
         "state": pod_states(workspace, [pod])[0] if pod else None,
         "pod_key": pod.key if pod else attempts[0].pod_key,
         "attempts": attempts,
+        "breakpoints_panel": panel,
         **latest_attempt_context(workspace, uid),
     }
-    return render_page(request, "front/pod.html", "front/pod_attempts.html", context)
 
 
 @workspace_view
