@@ -25,36 +25,58 @@ MAX_ITEMS = 50
 
 
 def results_so_far(events: Iterable[TraceEvent]) -> dict[str, Any]:
-    """PreFilter's results, filter verdicts per node and plugin, raw / normalized / weighted
-    scores, and every extension point completed so far with its code."""
+    """PreFilter's results, filter verdicts per node and plugin, PreScore's results, raw /
+    normalized / weighted scores (with the weights and each node's total once Score has
+    ended), and every extension point completed so far with its code.
+
+    Filter calls after the Filter extension point's summary are preemption's dry runs, which
+    judge nodes with victims removed: they are not the cycle's verdicts and are left out.
+    """
     pre_filter: dict[str, Any] = {"plugins": {}}
+    pre_score: dict[str, Any] = {"plugins": {}}
     verdicts: dict[str, dict[str, dict[str, Any]]] = {}
     raw: dict[str, dict[str, dict[str, int]]] = {}
+    scoring: dict[str, Any] = {"weights": {}, "totals": {}}
     points: list[dict[str, Any]] = []
+    filtered = False
     for batch in events:
         if batch.kind == EXTENSION_POINT:
             points.append({"point": batch.point, "code": batch.code, "plugin": batch.plugin})
             if batch.point == "preFilter":
                 pre_filter.update(batch.data)
+            elif batch.point == "filter":
+                filtered = True
+            elif batch.point == "preScore":
+                pre_score.update(batch.data)
             elif batch.point == "score" and "scores" in batch.data:
                 raw = batch.data["scores"]
+                scoring = {key: batch.data.get(key, {}) for key in scoring}
+            continue
+        if batch.point == "filter" and filtered:
             continue
         for event in per_node_events(batch):
-            _add_call(event, pre_filter, verdicts, raw)
-    return {"preFilter": pre_filter, "filter": verdicts, "scores": raw, "points": points}
+            _add_call(event, {"preFilter": pre_filter, "preScore": pre_score}, verdicts, raw)
+    return {
+        "preFilter": pre_filter,
+        "filter": verdicts,
+        "preScore": pre_score,
+        "scores": raw,
+        **scoring,
+        "points": points,
+    }
 
 
 def _add_call(
     event: TraceEvent,
-    pre_filter: dict[str, Any],
+    pre_points: dict[str, dict[str, Any]],
     verdicts: dict[str, dict[str, dict[str, Any]]],
     scores: dict[str, dict[str, dict[str, int]]],
 ) -> None:
     outcome = {"code": event.code, "reasons": list(event.reasons)}
     if event.kind != PLUGIN:
         return
-    if event.point == "preFilter":
-        pre_filter["plugins"][event.plugin] = {**outcome, **event.data}
+    if event.point in pre_points:
+        pre_points[event.point]["plugins"][event.plugin] = {**outcome, **event.data}
     elif event.point == "filter" and event.node is not None:
         verdicts.setdefault(event.node, {})[event.plugin] = outcome
     elif event.point == "score" and event.node is not None and event.score is not None:
