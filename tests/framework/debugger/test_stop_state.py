@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
-from framework.debugger.session import STEP
+import pytest
 
-from tests.framework.debugger.scenario import BIG, NODES, WEB, simulate
+from framework.debugger.session import STEP
+from framework.debugger.view import results_so_far
+from framework.simulator import Simulation
+from framework.trace import per_node_events
+from tests.framework.debugger.scenario import BIG, NODES, SCENARIOS, WEB, simulate
 
 
 def stop_at(point: str, objects: str = NODES + WEB):
@@ -95,3 +99,13 @@ def test_pre_score_results_and_once_score_has_ended_the_weights_and_totals():
     assert results["weights"]["TaintToleration"] == 3
     for node, total in results["totals"].items():
         assert total == sum(scores[node]["weighted"] for scores in results["scores"].values())
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.name)
+def test_batch_events_are_read_as_the_calls_they_stand_for_node_by_node(scenario):
+    reports = Simulation(
+        (scenario / "config.yaml").read_text(), (scenario / "objects.yaml").read_text()
+    ).run()
+    for report in reports:
+        one_by_one = [event for batch in report.events for event in per_node_events(batch)]
+        assert results_so_far(report.events) == results_so_far(one_by_one), report.attempt.pod
