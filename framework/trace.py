@@ -49,6 +49,28 @@ class TraceEvent:
         out["durationSeconds"] = out.pop("duration", 0.0)
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TraceEvent:
+        """The event ``to_dict`` gave (a stored trace read back, to step through it again).
+
+        Fields ``to_dict`` left out because they were empty get their defaults back; ``pod``
+        and ``profile`` default to "" too, for events written by hand. Values are shared with
+        the dict, as ``to_dict`` shares them with the event.
+        """
+        return cls(
+            kind=data["kind"],
+            point=data["point"],
+            pod=data.get("pod", ""),
+            profile=data.get("profile", ""),
+            code=data["code"],
+            plugin=data.get("plugin", ""),
+            node=data.get("node"),
+            reasons=data.get("reasons", []),
+            score=data.get("score"),
+            duration=data.get("durationSeconds", 0.0),
+            data=data.get("data", {}),
+        )
+
 
 _EVENT_FIELDS = tuple(f.name for f in fields(TraceEvent))
 

@@ -12,12 +12,13 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent, per_node_events
+from framework.trace import EXTENSION_POINT, PLUGIN, PLUGIN_BATCH, TraceEvent
 
 if TYPE_CHECKING:
     from framework.interface.node_info import NodeInfo, Resource
     from framework.scheduler.cycle import Cycle
 
+SUCCESS = "Success"
 MAX_DEPTH = 4
 """How deep a CycleState value is described; deeper parts are shown by their type."""
 MAX_ITEMS = 50
@@ -25,40 +26,89 @@ MAX_ITEMS = 50
 
 
 def results_so_far(events: Iterable[TraceEvent]) -> dict[str, Any]:
-    """PreFilter's results, filter verdicts per node and plugin, raw / normalized / weighted
-    scores, and every extension point completed so far with its code."""
+    """PreFilter's results, filter verdicts per node and plugin, PreScore's results, raw /
+    normalized / weighted scores (with the weights and each node's total once Score has
+    ended), and every extension point completed so far with its code.
+
+    Filter calls after the Filter extension point's summary are preemption's dry runs, which
+    judge nodes with victims removed: they are not the cycle's verdicts and are left out.
+    """
     pre_filter: dict[str, Any] = {"plugins": {}}
+    pre_score: dict[str, Any] = {"plugins": {}}
     verdicts: dict[str, dict[str, dict[str, Any]]] = {}
     raw: dict[str, dict[str, dict[str, int]]] = {}
+    scoring: dict[str, Any] = {"weights": {}, "totals": {}}
     points: list[dict[str, Any]] = []
-    for batch in events:
-        if batch.kind == EXTENSION_POINT:
-            points.append({"point": batch.point, "code": batch.code, "plugin": batch.plugin})
-            if batch.point == "preFilter":
-                pre_filter.update(batch.data)
-            elif batch.point == "score" and "scores" in batch.data:
-                raw = batch.data["scores"]
+    filtered = False
+    for event in events:
+        if event.kind == EXTENSION_POINT:
+            points.append({"point": event.point, "code": event.code, "plugin": event.plugin})
+            if event.point == "preFilter":
+                pre_filter.update(event.data)
+            elif event.point == "filter":
+                filtered = True
+            elif event.point == "preScore":
+                pre_score.update(event.data)
+            elif event.point == "score" and "scores" in event.data:
+                raw = event.data["scores"]
+                scoring = {key: event.data.get(key, {}) for key in scoring}
             continue
-        for event in per_node_events(batch):
-            _add_call(event, pre_filter, verdicts, raw)
-    return {"preFilter": pre_filter, "filter": verdicts, "scores": raw, "points": points}
+        if event.point == "filter" and filtered:
+            continue
+        if event.kind == PLUGIN_BATCH:
+            _add_batch(event, verdicts, raw)
+        else:
+            _add_call(event, {"preFilter": pre_filter, "preScore": pre_score}, verdicts, raw)
+    return {
+        "preFilter": pre_filter,
+        "filter": verdicts,
+        "preScore": pre_score,
+        "scores": raw,
+        **scoring,
+        "points": points,
+    }
 
 
 def _add_call(
     event: TraceEvent,
-    pre_filter: dict[str, Any],
+    pre_points: dict[str, dict[str, Any]],
     verdicts: dict[str, dict[str, dict[str, Any]]],
     scores: dict[str, dict[str, dict[str, int]]],
 ) -> None:
     outcome = {"code": event.code, "reasons": list(event.reasons)}
     if event.kind != PLUGIN:
         return
-    if event.point == "preFilter":
-        pre_filter["plugins"][event.plugin] = {**outcome, **event.data}
+    if event.point in pre_points:
+        pre_points[event.point]["plugins"][event.plugin] = {**outcome, **event.data}
     elif event.point == "filter" and event.node is not None:
         verdicts.setdefault(event.node, {})[event.plugin] = outcome
     elif event.point == "score" and event.node is not None and event.score is not None:
         scores.setdefault(event.plugin, {})[event.node] = {"raw": event.score}
+
+
+def _add_batch(
+    batch: TraceEvent,
+    verdicts: dict[str, dict[str, dict[str, Any]]],
+    scores: dict[str, dict[str, dict[str, int]]],
+) -> None:
+    """A batch call's verdicts or raw scores per node, as ``per_node_events`` would give them
+    one by one, without an event per node (a stored trace of thousands of nodes is read for
+    every page that shows it)."""
+    data = batch.data
+    nodes = data.get("nodes", ())
+    if batch.point == "filter":
+        failed = data.get("failed", {})
+        for node in nodes:
+            failure = failed.get(node)
+            verdicts.setdefault(node, {})[batch.plugin] = (
+                {"code": failure["code"], "reasons": list(failure["reasons"])}
+                if failure
+                else {"code": SUCCESS, "reasons": []}
+            )
+    elif batch.point == "score" and "scores" in data:
+        column = scores.setdefault(batch.plugin, {})
+        for node, score in zip(nodes, data["scores"], strict=True):
+            column[node] = {"raw": score}
 
 
 def cycle_state(cycle: Cycle | None) -> dict[str, Any]:

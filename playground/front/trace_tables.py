@@ -1,15 +1,21 @@
-"""An attempt's tables, read from its stored trace events (docs/trace.md).
+"""An attempt's tables: the filter matrix, the score table and the ranking.
 
 The filter matrix says which Filter plugin passed or rejected which node and why; the score
 table gives every Score plugin's raw, normalized and weighted score per node; the ranking is
-the final score per node, best first. Events are the JSON dicts AttemptTrace stores.
+the final score per node, best first. Both tables are drawn from the engine's own reading of
+trace events, ``framework.debugger.view.results_so_far``: a finished attempt's stored events
+(the JSON dicts AttemptTrace stores), a replay's events so far and a live stop's results are
+one shape, so the pages and the debugger's panels cannot disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from framework.debugger.view import results_so_far
+from framework.trace import TraceEvent
 
 SUCCESS = "Success"
 
@@ -47,25 +53,65 @@ class FilterMatrix:
 
 
 @dataclass(frozen=True, slots=True)
+class Cell:
+    """A matrix cell as shown: ``pass``, ``fail``, ``notRun`` (an earlier plugin rejected the
+    node, so this one never judged it) or ``pending`` (not called on it yet: a stop or a
+    replay in the middle of Filter)."""
+
+    state: str
+    verdict: Verdict | None = None
+
+
+def cells(verdicts: Iterable[Verdict | None]) -> list[Cell]:
+    """A matrix row's cells, telling a plugin that will not judge the node from one that has
+    not judged it yet."""
+    row, rejected = [], False
+    for verdict in verdicts:
+        if verdict is None:
+            row.append(Cell("notRun" if rejected else "pending"))
+        else:
+            row.append(Cell("pass" if verdict.passed else "fail", verdict))
+            rejected = rejected or not verdict.passed
+    return row
+
+
+def shown_rows(
+    matrix: FilterMatrix, limit: int | None = None, keep: str | None = None
+) -> list[tuple[str, list[Cell]]]:
+    """The matrix's first ``limit`` rows (all without one) as cells, plus node ``keep``'s row
+    wherever it is (the node a stop is at)."""
+    rows = matrix.rows if limit is None else matrix.rows[:limit]
+    if limit is not None and keep is not None:
+        rows = rows + [row for row in matrix.rows[limit:] if row[0] == keep]
+    return [(node, cells(verdicts)) for node, verdicts in rows]
+
+
+@dataclass(frozen=True, slots=True)
 class NodeScore:
+    """A plugin's scores on a node; normalized and weighted once Score has ended."""
+
     raw: int
-    normalized: int
-    weighted: int
+    normalized: int | None = None
+    weighted: int | None = None
 
 
 @dataclass(slots=True)
 class ScoreTable:
-    """Score plugins (with weights) by nodes, plus each node's total; nodes best first."""
+    """Score plugins (with weights) by nodes, plus each node's total; nodes best first.
+
+    Before Score has ended (a stop, a replay) only raw scores are known: no weights, no totals,
+    and nodes are in the order they were scored.
+    """
 
     plugins: list[str] = field(default_factory=list)
     weights: dict[str, int] = field(default_factory=dict)
-    rows: list[tuple[str, list[NodeScore | None], int]] = field(default_factory=list)
+    rows: list[tuple[str, list[NodeScore | None], int | None]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Score plugins skipped because their PreScore returned Skip (shown, not left out)."""
 
     @property
-    def columns(self) -> list[tuple[str, int]]:
-        return [(plugin, self.weights.get(plugin, 1)) for plugin in self.plugins]
+    def columns(self) -> list[tuple[str, int | None]]:
+        return [(plugin, self.weights.get(plugin)) for plugin in self.plugins]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,86 +122,75 @@ class Rank:
     chosen: bool
 
 
+def results_of(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """What the engine's debugger would show after these stored events (its ``results``)."""
+    return results_so_far(TraceEvent.from_dict(event) for event in events)
+
+
 def filter_matrix(events: Iterable[dict[str, Any]]) -> FilterMatrix:
-    """Every Filter call of the scheduling cycle.
-
-    Collection stops at the Filter extension point's summary: Filter calls after it are
-    preemption's dry runs, which judge nodes with victims removed, not the cycle's verdicts.
-    """
-    verdicts: dict[str, dict[str, Verdict]] = {}
-    plugins: dict[str, None] = {}
-    skipped: list[str] = []
-    for event in events:
-        if event["kind"] == "extensionPoint" and event.get("point") == "preFilter":
-            skipped = list(event.get("data", {}).get("skipped", ()))
-        if event.get("point") != "filter":
-            continue
-        if event["kind"] == "extensionPoint":
-            break
-        for node, verdict in _filter_calls(event):
-            plugins.setdefault(event["plugin"])
-            verdicts.setdefault(node, {})[event["plugin"]] = verdict
-    return FilterMatrix(
-        plugins=list(plugins),
-        rows=[(node, [row.get(plugin) for plugin in plugins]) for node, row in verdicts.items()],
-        skipped=[plugin for plugin in skipped if plugin not in plugins],
-    )
-
-
-def _filter_calls(event: dict[str, Any]) -> Iterator[tuple[str, Verdict]]:
-    if event["kind"] == "plugin" and event.get("node"):
-        yield event["node"], Verdict(event["code"], tuple(event.get("reasons", ())))
-    elif event["kind"] == "pluginBatch":
-        data = event.get("data", {})
-        failed = data.get("failed", {})
-        for node in data.get("nodes", ()):
-            failure = failed.get(node)
-            yield node, Verdict(failure["code"], tuple(failure["reasons"])) if failure else PASSED
+    """Every Filter call of the scheduling cycle (preemption's dry runs left out)."""
+    return matrix_of(results_of(events))
 
 
 def score_table(events: Iterable[dict[str, Any]]) -> ScoreTable:
     """The Score extension point's table, nodes by total score (then name), best first."""
-    events = list(events)
-    data = next(
-        (
-            event.get("data", {})
-            for event in events
-            if event["kind"] == "extensionPoint"
-            and event.get("point") == "score"
-            and event.get("code") == SUCCESS
-        ),
-        None,
+    return scores_of(results_of(events))
+
+
+def matrix_of(results: dict[str, Any]) -> FilterMatrix:
+    """The filter matrix of a debugger's ``results``: nodes in evaluation order, plugins in
+    call order (each node's plugins run in the profile's order until one rejects it)."""
+    verdicts: dict[str, dict[str, dict[str, Any]]] = results["filter"]
+    plugins: dict[str, None] = {}
+    for row in verdicts.values():
+        for plugin in row:
+            plugins.setdefault(plugin)
+    skipped = results["preFilter"].get("skipped", ())
+    return FilterMatrix(
+        plugins=list(plugins),
+        rows=[
+            (node, [_verdict(row.get(plugin)) for plugin in plugins])
+            for node, row in verdicts.items()
+        ],
+        skipped=[plugin for plugin in skipped if plugin not in plugins],
     )
-    if not data:
-        return ScoreTable()
-    skipped = next(
-        (
-            list(event.get("data", {}).get("skipped", ()))
-            for event in events
-            if event["kind"] == "extensionPoint" and event.get("point") == "preScore"
-        ),
-        [],
-    )
-    scores: dict[str, dict[str, dict[str, int]]] = data.get("scores", {})
+
+
+def _verdict(outcome: dict[str, Any] | None) -> Verdict | None:
+    if outcome is None:
+        return None
+    if outcome["code"] == SUCCESS and not outcome["reasons"]:
+        return PASSED
+    return Verdict(outcome["code"], tuple(outcome["reasons"]))
+
+
+def scores_of(results: dict[str, Any]) -> ScoreTable:
+    """The score table of a debugger's ``results``: raw scores so far, and once Score has
+    ended normalized and weighted ones, the weights and the totals (nodes best first)."""
+    scores: dict[str, dict[str, dict[str, int]]] = results["scores"]
+    skipped = results.get("preScore", {}).get("skipped", ())
+    totals: dict[str, int] = results.get("totals") or {}
     plugins = list(scores)
-    totals: dict[str, int] = data.get("totals", {})
-    nodes = sorted(totals, key=lambda node: (-totals[node], node))
+    if totals:
+        nodes = sorted(totals, key=lambda node: (-totals[node], node))
+    else:
+        nodes = list(dict.fromkeys(node for column in scores.values() for node in column))
     rows = [
-        (node, [_node_score(scores[plugin].get(node)) for plugin in plugins], totals[node])
+        (node, [_node_score(scores[plugin].get(node)) for plugin in plugins], totals.get(node))
         for node in nodes
     ]
     return ScoreTable(
         plugins=plugins,
-        weights=dict(data.get("weights", {})),
+        weights=dict(results.get("weights") or {}),
         rows=rows,
-        skipped=[plugin for plugin in skipped if plugin not in scores],
+        skipped=[plugin for plugin in skipped if plugin not in scores] if plugins else [],
     )
 
 
 def _node_score(entry: dict[str, int] | None) -> NodeScore | None:
     if entry is None:
         return None
-    return NodeScore(entry["raw"], entry["normalized"], entry["weighted"])
+    return NodeScore(entry["raw"], entry.get("normalized"), entry.get("weighted"))
 
 
 def ranking(final_scores: dict[str, int], chosen: str) -> list[Rank]:

@@ -13,6 +13,7 @@ from playground.front.views import (
     pods,
     profile,
     queue,
+    replay,
     transfer,
     workspaces,
 )
@@ -32,6 +33,11 @@ urlpatterns = [
         "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/",
         pods.attempt_detail,
         name="attempt",
+    ),
+    path(
+        "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/replay/",
+        replay.attempt_replay,
+        name="attempt-replay",
     ),
     path("w/<slug:slug>/attempts/<int:pk>/", pods.attempt_by_id, name="attempt-by-id"),
     path("w/<slug:slug>/objects/", cluster.objects, name="objects"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from framework.debugger.breakpoints import Breakpoint, parse_breakpoint
 from framework.debugger.session import CONTINUE, Debugger, Stop
 from framework.simulator import Simulation
@@ -33,6 +35,13 @@ spec:
   - {{name: c, image: app, resources: {{requests: {{cpu: "{cpu}"}}}}}}
 """
 
+
+REPO = Path(__file__).resolve().parents[3]
+SCENARIOS = [
+    *sorted(p for p in (REPO / "tests/fixtures/oracle").iterdir() if p.is_dir()),
+    *sorted(p for p in (REPO / "examples").iterdir() if (p / "expected.json").exists()),
+]
+"""The oracle's and the examples' scenarios (each a folder with config.yaml, objects.yaml)."""
 
 NODES = node("n1", "1") + node("n2", "2") + node("n3", "4")
 WEB = pod("web", "500m", "{app: web}")

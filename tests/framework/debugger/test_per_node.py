@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from framework.debugger.breakpoints import parse_breakpoint
 from framework.debugger.session import CONTINUE, Debugger
 from framework.simulator import Simulation
-from tests.framework.debugger.scenario import NODES, WEB, simulate
-
-REPO = Path(__file__).resolve().parents[3]
-SCENARIOS = [
-    *sorted(p for p in (REPO / "tests/fixtures/oracle").iterdir() if p.is_dir()),
-    *sorted(p for p in (REPO / "examples").iterdir() if (p / "expected.json").exists()),
-]
+from tests.framework.debugger.scenario import NODES, SCENARIOS, WEB, simulate
 
 
 def test_a_filter_breakpoint_on_one_node_stops_at_that_node():

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code
 from framework.testing.fake_plugins import FakeFilter, FakeScore
-from framework.trace import EXTENSION_POINT, PLUGIN, DurationRecorder, FanOut, Recorder
+from framework.trace import (
+    EXTENSION_POINT,
+    PLUGIN,
+    PLUGIN_BATCH,
+    DurationRecorder,
+    FanOut,
+    Recorder,
+    TraceEvent,
+)
 from tests.framework.builders import make_node_info, make_pod
 from tests.framework.runtime.helpers import framework_of
 
@@ -67,6 +77,47 @@ def test_event_json_uses_the_documented_keys():
         "node",
         "durationSeconds",
     }
+
+
+def test_every_field_survives_the_round_trip_through_json():
+    event = TraceEvent(
+        kind=PLUGIN_BATCH,
+        point="score",
+        pod="shop/web-3",
+        profile="bin-packer",
+        code="Unschedulable",
+        plugin="NodeResourcesFit",
+        node="n1",
+        reasons=["Insufficient cpu", "Insufficient memory"],
+        score=42,
+        duration=0.25,
+        data={"nodes": ["n1"], "scores": [42]},
+    )
+    defaults = TraceEvent(kind="", point="", pod="", profile="", code="")
+    # Each field differs from its default: a field added later is covered or this test fails.
+    unchanged = [
+        f.name for f in fields(TraceEvent) if getattr(event, f.name) == getattr(defaults, f.name)
+    ]
+    assert unchanged == []
+    assert TraceEvent.from_dict(event.to_dict()) == event
+
+
+def test_fields_left_out_of_the_json_come_back_empty():
+    summary = TraceEvent(
+        kind=EXTENSION_POINT, point="permit", pod="default/web", profile="p", code="Success"
+    )
+    assert set(summary.to_dict()) == {
+        "kind",
+        "point",
+        "pod",
+        "profile",
+        "code",
+        "plugin",
+        "durationSeconds",
+    }
+    back = TraceEvent.from_dict(summary.to_dict())
+    assert back == summary
+    assert (back.node, back.reasons, back.score, back.data) == (None, [], None, {})
 
 
 def test_no_observer_means_no_event_objects_are_built(monkeypatch):
