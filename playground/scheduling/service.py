@@ -65,6 +65,7 @@ from playground.scheduling.binding import (
     status_from_json,
 )
 from playground.scheduling.informer import InformerCluster
+from playground.scheduling.live_trace import LiveTrace, add_observer, remove_observer
 from playground.scheduling.plugins import playground_registry
 from playground.scheduling.scheduler import (
     DiscardExecutor,
@@ -141,6 +142,8 @@ class SchedulerService:
         self._unsent: list[BindingRequest] = []
         """Binding requests of this tick not sent yet (see ``_send_bindings``)."""
         self.recorder = AttemptRecorder(workspace_id, background=background_writes)
+        self.live = LiveTrace(workspace_id, self.clock)
+        """Streams each extension point to the pages that watch (see ``_follow_watches``)."""
         self.executor = ServiceThreadExecutor()
         self.cycles = 0
         """Scheduling cycles run since the service started."""
@@ -274,6 +277,7 @@ class SchedulerService:
         was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
         self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
+        self._follow_watches()
         # What a person asked for shows at once, and so does the state a burst of work ends in.
         self._publish(force=bool(commands) or (was_busy and not self.busy))
         return True
@@ -467,6 +471,7 @@ class SchedulerService:
             return "ignored: no such binding in progress"
         binding = self.bindings[payload["uid"]]
         self.recorder.add_events(binding.pod.key, payload.get("events") or [])
+        self.live.add_events(binding.pod.key, payload.get("events") or [])
         status = status_from_json(payload.get("status"))
         self._finish_binding(payload["uid"], status)
         return "bound" if status is None else f"failed: {status.message()}"
@@ -482,6 +487,27 @@ class SchedulerService:
         for uid in late:
             message = f"the binding task did not report within {BINDING_TIMEOUT:g} seconds"
             self._finish_binding(uid, Status(Code.ERROR, message))
+
+    # ------------------------------------------------------------------------------------------
+    # The live stream (issue 11: to merge with the debugger's service changes)
+
+    def _follow_watches(self) -> None:
+        """Sends this tick's trace events to the pages that watch, then makes the LiveTrace an
+        observer of every profile while anyone watches, and none otherwise: nobody watching
+        costs the engine nothing, not even a call per event.
+
+        Called at the end of each tick, so a scheduler built during the tick (a new
+        configuration) is observed from the next one on.
+        """
+        live = self.live
+        live.scheduler = self.scheduler
+        live.flush(force=True)
+        watching = live.refresh()
+        for framework in self.scheduler.profiles.values():
+            if watching:
+                add_observer(framework, live)
+            else:
+                remove_observer(framework, live)
 
     # ------------------------------------------------------------------------------------------
     # Publishing
