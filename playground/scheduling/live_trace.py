@@ -137,12 +137,11 @@ class LiveTrace:
         """The batch these events join: the pod's current one, unless they belong to another
         attempt (PreEnqueue's events join the attempt that follows them)."""
         batch = self._filling.get(pod)
-        if batch is not None and batch.uid == uid:
-            if batch.attempt == attempt:
-                return batch
-            if batch.attempt is None and attempt is not None:
-                batch.attempt = attempt
-                return batch
+        if batch is not None and batch.uid == uid and batch.attempt == attempt:
+            return batch
+        if batch is not None and batch.attempt is None and batch.uid in (uid, ""):
+            batch.uid, batch.attempt = uid, attempt  # the pod's PreEnqueue, then its attempt
+            return batch
         batch = self._filling[pod] = _Batch(pod, uid, attempt)
         self._batches.append(batch)
         return batch
