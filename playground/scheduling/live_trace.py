@@ -20,12 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.trace import EXTENSION_POINT, FanOut, Observer, TraceEvent
 from framework.util.clock import Clock
 from playground.live import broadcast
 from playground.workspaces.models import LiveWatch
+
+if TYPE_CHECKING:
+    from framework.scheduler.scheduler import Scheduler
 
 REFRESH_SECONDS = 1.0
 """Seconds between two readings of the watches."""
@@ -47,7 +50,7 @@ class _Batch:
 class LiveTrace:
     """An observer of the engine that streams the watched pods' trace events."""
 
-    def __init__(self, workspace_id: int, clock: Clock, scheduler: Any = None) -> None:
+    def __init__(self, workspace_id: int, clock: Clock, scheduler: Scheduler | None = None) -> None:
         self.workspace_id = workspace_id
         self.clock = clock
         self.scheduler = scheduler
