@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
+from playground.front.trace_tables import extension_points
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import nodes_context, pods_context
 from playground.front.views.permit import permit_context
@@ -31,7 +32,8 @@ from playground.workspaces.models import (
     Workspace,
 )
 
-VIEWS = ("overview", "nodes", "pods", "queue", "permit")
+DEBUGGER = "debugger"
+VIEWS = ("overview", "nodes", "pods", "queue", "permit", DEBUGGER)
 BOARD_VIEWS = ("overview", "pods", "queue", "permit")
 """Views whose fragments change with the queue."""
 PANEL_VIEWS = ("overview", "queue")
@@ -100,6 +102,9 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     usage = latest.get(broadcast.NODE_USAGE)
     if usage is not None and view.name == "nodes":
         parts.append(_published_usage(workspace, view, usage["nodes"]))
+    trace = latest.get(broadcast.TRACE_EVENTS)
+    if trace is not None and view.name == DEBUGGER:
+        parts.append(live_trace(workspace, trace))
     return "".join(parts)
 
 
@@ -175,7 +180,49 @@ def _pod_attempts(workspace: Workspace, uid: str) -> str:
 
 
 def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -> str:
-    """Once an attempt of the pod is stored (``pod.trace``), everything its page shows of it."""
-    if any(message["type"] == broadcast.POD_TRACE for message in messages):
-        return _pod_attempts(workspace, uid)
-    return ""
+    """Once an attempt of the pod is stored (``pod.trace``), everything its page shows of it;
+    as its extension points complete (``trace.events``), the Live panel."""
+    latest = {message["type"]: message for message in messages}
+    parts = []
+    trace = latest.get(broadcast.TRACE_EVENTS)
+    if trace is not None:
+        parts.append(live_trace(workspace, trace, pod_page=True))
+    if broadcast.POD_TRACE in latest:
+        parts.append(_pod_attempts(workspace, uid))
+    return "".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------
+# The live trace (the pod page, the debugger page)
+
+
+def live_trace(workspace: Workspace, trace: dict[str, Any], pod_page: bool = False) -> str:
+    """The Live panel: the extension points of the attempt under way that completed so far.
+
+    ``trace`` is a ``trace.events`` message carrying every event of the attempt so far (the
+    consumer adds them up).
+    """
+    return render_to_string(
+        "front/debugger_live.html", live_trace_context(workspace, trace, pod_page)
+    )
+
+
+def live_trace_context(
+    workspace: Workspace, trace: dict[str, Any] | None, pod_page: bool = False
+) -> dict[str, Any]:
+    """What the Live panel shows: the pod, its attempt, each completed extension point with
+    its plugins' results, and the point under way (plugin calls without its summary yet)."""
+    context: dict[str, Any] = {"workspace": workspace, "live_pod_page": pod_page}
+    if not trace:
+        return context
+    events = trace["events"]
+    points = extension_points(events)
+    running = events[-1]["point"] if events and events[-1]["kind"] != "extensionPoint" else ""
+    context["live"] = {
+        "pod": trace["pod"],
+        "uid": trace["uid"],
+        "attempt": trace.get("attempt"),
+        "points": points,
+        "running": running,
+    }
+    return context

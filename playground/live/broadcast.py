@@ -21,6 +21,14 @@ never from raw input. Each message's ``type`` names the consumer handler that re
   the debugger stop the scheduler waits at (``playground.scheduling.stops``; the engine's
   ``Stop.to_dict()`` with ``id``, ``since``, ``deadline``, ``play``, ``uid``, ``summary``), or
   None once it goes on; ``note``, the debugger's last word (a stop that continued by itself).
+- ``trace.events`` (pod group, debugger group): ``pod``, ``uid``, ``attempt`` and ``events``,
+  the trace events of one pod since the previous such message, in order (docs/trace.md): plugin
+  calls and each extension point's summary, streamed as the cycle runs
+  (``playground.scheduling.live_trace``). ``attempt`` is the scheduler's count of the pod's
+  attempts (1 for its first; ``Cycle.attempt``, as in a debugger stop), or null for PreEnqueue
+  events, which belong to the attempt they let in. Sent only while a page watches
+  (``LiveWatch``): to the pod's group when that pod is watched, to ``debugger_group`` when the
+  whole workspace is; at most one message per pod every 0.1 s, and at the end of each tick.
 - ``service.state`` (workspace group): nothing more. The scheduler's state (running, paused,
   starting, no scheduler; who holds the lease) changed: consumers read it again from the
   database (``playground.scheduling.scheduler_state``), the one place every page reads it.
@@ -48,6 +56,7 @@ QUEUE_STATUS = "queue.status"
 NODE_USAGE = "node.usage"
 ATTEMPTS_RECORDED = "attempts.recorded"
 POD_TRACE = "pod.trace"
+TRACE_EVENTS = "trace.events"
 SERVICE_STATE = "service.state"
 DEBUG_STOP = "debug.stop"
 
@@ -63,6 +72,11 @@ def pod_group(workspace_id: int, uid: str) -> str:
     if not _SAFE_UID.match(uid):
         uid = hashlib.sha256(uid.encode()).hexdigest()[:40]
     return f"pod-{int(workspace_id)}-{uid}"
+
+
+def debugger_group(workspace_id: int) -> str:
+    """The pages that watch every pod of the workspace as it is scheduled (the debugger page)."""
+    return f"debugger-{int(workspace_id)}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -101,6 +115,24 @@ def send_stop(workspace_id: int, uids: list[str], stop: dict[str, Any] | None, n
     send(workspace_group(workspace_id), message)
     for uid in uids:
         send(pod_group(workspace_id, uid), message)
+
+
+def send_trace_events(
+    workspace_id: int,
+    pod: str,
+    uid: str,
+    attempt: int | None,
+    events: list[dict[str, Any]],
+    *,
+    to_pod: bool,
+    to_debugger: bool,
+) -> None:
+    """A pod's latest trace events, to its page (``to_pod``) and the debugger page."""
+    message = {"type": TRACE_EVENTS, "pod": pod, "uid": uid, "attempt": attempt, "events": events}
+    if to_pod:
+        send(pod_group(workspace_id, uid), message)
+    if to_debugger:
+        send(debugger_group(workspace_id), message)
 
 
 def send_service_state(workspace_id: int) -> None:

@@ -1,6 +1,6 @@
 """The websockets of the playground's pages: one per workspace page, one per pod page.
 
-A consumer joins its group on connect only if the user may access the workspace (otherwise it
+A consumer joins its groups on connect only if the user may access the workspace (otherwise it
 closes without accepting), then sends the current state rendered from the database, so a page
 that reconnects catches up, then turns each broadcast message (``broadcast.py``) into HTML
 fragments htmx swaps in by id. Messages that arrive faster than a page can use them are
@@ -8,22 +8,31 @@ coalesced: the latest of each type is rendered at most every RENDER_INTERVAL sec
 a render gives, only the elements that differ from what the socket sent before go out
 (``fragments.SentFragments``): an element sent again would be redrawn for nothing, its buttons
 replaced under the person's pointer.
+
+A page that shows the live trace (a pod's page, the debugger page) registers a ``LiveWatch``
+while its socket is open, renewed every WATCH_RENEW_SECONDS: the scheduler service streams
+extension points only to pods someone watches. ``trace.events`` messages each carry only the
+events since the previous one, so they are not coalesced as they come: they are added up into
+the current attempt's events (``LiveAttempt``), and that sum is what is rendered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils import timezone
 
 from playground.front import live
 from playground.live import broadcast
 from playground.live.fragments import SentFragments
-from playground.workspaces.models import ClusterObject, SchedulingAttempt, Workspace
+from playground.workspaces.models import ClusterObject, LiveWatch, SchedulingAttempt, Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -34,13 +43,59 @@ STATE_CHECK_SECONDS = 5.0
 sees a lease lapse (its worker died) that no message announces."""
 STATE_CHECK = "state.check"
 """The type of the message a workspace socket gives itself to read the state again."""
+WATCH_SECONDS = 90.0
+"""How long a page's watch lasts unless renewed: a socket that died without closing stops
+costing the scheduler this long after its last renewal."""
+WATCH_RENEW_SECONDS = 30.0
+"""Seconds between two renewals of an open page's watch."""
+LIVE_EVENTS_KEPT = 2000
+"""Events at most of one attempt a page keeps (a gated pod's PreEnqueue repeats forever)."""
+
+
+@dataclass(slots=True)
+class LiveAttempt:
+    """The events of one pod's current attempt, as the ``trace.events`` messages bring them."""
+
+    pod: str
+    uid: str
+    attempt: int | None
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, message: dict[str, Any]) -> LiveAttempt:
+        """This attempt with the message's events, or a new attempt when the message is of
+        another pod or attempt. PreEnqueue's events (attempt None) stay with the attempt that
+        follows them."""
+        attempt = message.get("attempt")
+        same_pod = (message["pod"], message["uid"]) == (self.pod, self.uid)
+        if same_pod and (attempt == self.attempt or (self.attempt is None and attempt)):
+            events = [*self.events, *message["events"]][-LIVE_EVENTS_KEPT:]
+            return LiveAttempt(self.pod, self.uid, attempt, events)
+        return LiveAttempt.of(message)
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> LiveAttempt:
+        events = list(message["events"][-LIVE_EVENTS_KEPT:])
+        return cls(message["pod"], message["uid"], message.get("attempt"), events)
+
+    def message(self) -> dict[str, Any]:
+        """The attempt so far, as a ``trace.events`` message carrying every event."""
+        return {
+            "type": broadcast.TRACE_EVENTS,
+            "pod": self.pod,
+            "uid": self.uid,
+            "attempt": self.attempt,
+            "events": self.events,
+        }
 
 
 class LiveConsumer(AsyncWebsocketConsumer):
-    """What both consumers share: access, the group, resync on connect, coalesced renders."""
+    """What both consumers share: access, the groups, resync on connect, coalesced renders,
+    and the page's watch when it shows the live trace."""
 
-    group: str | None = None
+    joined: tuple[str, ...] = ()
     workspace: Workspace | None = None
+    _live: LiveAttempt | None = None
+    _watch_renewals: asyncio.Task | None = None
 
     async def connect(self) -> None:
         self.workspace = await database_sync_to_async(self._accessible_workspace)()
@@ -51,21 +106,35 @@ class LiveConsumer(AsyncWebsocketConsumer):
         self._renderer: asyncio.Task | None = None
         self._next_render = 0.0
         self._sent = SentFragments()
-        self.group = self.group_name()
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = tuple(self.group_names())
+        for group in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        watched = self.watched_pod()
+        if watched is not None:
+            await database_sync_to_async(self._watch)(watched)
+            self._watch_renewals = asyncio.ensure_future(self._renew_watch())
         await self._send_html(await database_sync_to_async(self.resync)())
 
     async def disconnect(self, code: int) -> None:
-        if self.group is None:
+        if not self.joined:
             return
         if self._renderer is not None:
             self._renderer.cancel()
-        await self.channel_layer.group_discard(self.group, self.channel_name)
-        self.group = None
+        if self._watch_renewals is not None:
+            self._watch_renewals.cancel()
+            await database_sync_to_async(self._unwatch)()
+        for group in self.joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.joined = ()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Pages only listen."""
+
+    @property
+    def name(self) -> str:
+        """The socket in log messages: its first group."""
+        return self.joined[0] if self.joined else "a closed socket"
 
     # -- what each consumer defines ---------------------------------------------------------
 
@@ -73,8 +142,12 @@ class LiveConsumer(AsyncWebsocketConsumer):
         """Reads the rest of the URL; False closes the socket. Runs in a thread (database)."""
         return True
 
-    def group_name(self) -> str:
+    def group_names(self) -> list[str]:
         raise NotImplementedError
+
+    def watched_pod(self) -> str | None:
+        """The pod whose live trace the page shows ("" for every pod), or None."""
+        return None
 
     def resync(self) -> str:
         raise NotImplementedError
@@ -82,12 +155,46 @@ class LiveConsumer(AsyncWebsocketConsumer):
     def update(self, messages: list[dict[str, Any]]) -> str:
         raise NotImplementedError
 
+    # -- the live trace ---------------------------------------------------------------------
+
+    def _watch(self, pod: str) -> None:
+        """Registers the page's watch (and drops the workspace's watches that lapsed)."""
+        now = timezone.now()
+        LiveWatch.objects.filter(workspace=self.workspace, expires__lte=now).delete()
+        LiveWatch.objects.update_or_create(
+            channel=self.channel_name,
+            defaults={
+                "workspace": self.workspace,
+                "pod": pod,
+                "expires": now + timedelta(seconds=WATCH_SECONDS),
+            },
+        )
+
+    def _unwatch(self) -> None:
+        LiveWatch.objects.filter(channel=self.channel_name).delete()
+
+    async def _renew_watch(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH_RENEW_SECONDS)
+            try:
+                await database_sync_to_async(self._watch)(self.watched_pod() or "")
+            except Exception:
+                logger.exception("renewing the watch of %s failed", self.name)
+
+    async def trace_events(self, message: dict[str, Any]) -> None:
+        """Adds the message's events to the current attempt's and renders the sum."""
+        self._live = LiveAttempt.of(message) if self._live is None else self._live.add(message)
+        await self.coalesce(self._live.message())
+
     # -- coalesced rendering ----------------------------------------------------------------
 
     async def coalesce(self, message: dict[str, Any]) -> None:
         self._pending[message["type"]] = message
         if self._renderer is None or self._renderer.done():
             self._renderer = asyncio.ensure_future(self._render_pending())
+
+    async def ignore(self, message: dict[str, Any]) -> None:
+        """A message this page does not show."""
 
     async def _render_pending(self) -> None:
         loop = asyncio.get_running_loop()
@@ -103,7 +210,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         except asyncio.CancelledError:
             raise
         except Exception:
-            logger.exception("live update of %s failed", self.group)
+            logger.exception("live update of %s failed", self.name)
 
     async def _send_html(self, html: str) -> None:
         """Sends what changed of a fragment, unless the page has gone meanwhile.
@@ -119,7 +226,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         try:
             await self.send(text_data=changed)
         except Disconnected:
-            logger.debug("%s: the page closed its socket before an update", self.group)
+            logger.debug("%s: the page closed its socket before an update", self.name)
 
     def _accessible_workspace(self) -> Workspace | None:
         slug = self.scope["url_route"]["kwargs"]["slug"]
@@ -136,7 +243,7 @@ class WorkspaceConsumer(LiveConsumer):
 
     async def connect(self) -> None:
         await super().connect()
-        if self.group is not None:
+        if self.joined:
             self._state_checks = asyncio.ensure_future(self._check_state())
 
     async def disconnect(self, code: int) -> None:
@@ -153,8 +260,15 @@ class WorkspaceConsumer(LiveConsumer):
         self.view = live.LiveView.from_query(self.scope.get("query_string", b""))
         return True
 
-    def group_name(self) -> str:
-        return broadcast.workspace_group(self.workspace.pk)
+    def group_names(self) -> list[str]:
+        """The workspace's group; the debugger page also gets every pod's live trace."""
+        groups = [broadcast.workspace_group(self.workspace.pk)]
+        if self.view.name == live.DEBUGGER:
+            groups.append(broadcast.debugger_group(self.workspace.pk))
+        return groups
+
+    def watched_pod(self) -> str | None:
+        return "" if self.view.name == live.DEBUGGER else None
 
     def resync(self) -> str:
         return live.workspace_resync(self.workspace, self.view)
@@ -163,6 +277,11 @@ class WorkspaceConsumer(LiveConsumer):
         return live.workspace_update(self.workspace, self.view, messages)
 
     queue_status = node_usage = attempts_recorded = service_state = LiveConsumer.coalesce
+
+    async def debug_stop(self, message: dict[str, Any]) -> None:
+        """Where the scheduler stopped (or that it went on): the debugger page shows it."""
+        if self.view.name == live.DEBUGGER:
+            await self.coalesce(message)
 
 
 class PodConsumer(LiveConsumer):
@@ -176,10 +295,14 @@ class PodConsumer(LiveConsumer):
             or SchedulingAttempt.objects.filter(workspace=self.workspace, pod_uid=uid).exists()
         )
         self.uid = uid
+        self.pod_key = _pod_key(self.workspace, uid)
         return known
 
-    def group_name(self) -> str:
-        return broadcast.pod_group(self.workspace.pk, self.uid)
+    def group_names(self) -> list[str]:
+        return [broadcast.pod_group(self.workspace.pk, self.uid)]
+
+    def watched_pod(self) -> str | None:
+        return self.pod_key or None
 
     def resync(self) -> str:
         return live.pod_resync(self.workspace, self.uid)
@@ -188,3 +311,13 @@ class PodConsumer(LiveConsumer):
         return live.pod_update(self.workspace, self.uid, messages)
 
     pod_trace = LiveConsumer.coalesce
+    debug_stop = LiveConsumer.ignore  # the stop's panels on the pod page: not drawn here yet
+
+
+def _pod_key(workspace: Workspace, uid: str) -> str:
+    """The pod's namespace/name, from the cluster or, once it is deleted, its attempts."""
+    pod = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid).first()
+    if pod is not None:
+        return pod.key
+    attempt = SchedulingAttempt.objects.filter(workspace=workspace, pod_uid=uid).first()
+    return attempt.pod_key if attempt is not None else ""

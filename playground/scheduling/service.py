@@ -69,6 +69,7 @@ from playground.scheduling.binding import (
     status_from_json,
 )
 from playground.scheduling.informer import InformerCluster
+from playground.scheduling.live_trace import LiveTrace
 from playground.scheduling.plugins import playground_registry
 from playground.scheduling.scheduler import (
     DiscardExecutor,
@@ -146,6 +147,9 @@ class SchedulerService:
         self._unsent: list[BindingRequest] = []
         """Binding requests of this tick not sent yet (see ``_send_bindings``)."""
         self.recorder = AttemptRecorder(workspace_id, background=background_writes)
+        self.live = LiveTrace(workspace_id, self.clock)
+        """Streams each extension point to the pages that watch (see ``_follow_watches``)."""
+        self._watching = False
         self.executor = ServiceThreadExecutor()
         self.cycles = 0
         """Scheduling cycles run since the service started."""
@@ -230,7 +234,8 @@ class SchedulerService:
         scheduler.queue.run()
         self.scheduler, self.cluster, self.revision = scheduler, cluster, revision
         self.paused = workspace.paused
-        self.debugger.scheduler = scheduler
+        self.debugger.scheduler = self.live.scheduler = scheduler
+        self._watching = self.live.refresh(force=True)
         self._read_breakpoints()
         SchedulerStatus.objects.filter(workspace_id=self.workspace_id).exclude(stop=None).update(
             stop=None, debugger_note="The scheduler was rebuilt: a stop under way was lost."
@@ -287,6 +292,7 @@ class SchedulerService:
         was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
         self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
+        self._follow_watches()
         # What a person asked for shows at once, and so does the state a burst of work ends in.
         self._publish(force=bool(commands) or (was_busy and not self.busy))
         return True
@@ -480,12 +486,25 @@ class SchedulerService:
         self._set_observers()
         return len(breakpoints)
 
+    def _follow_watches(self) -> None:
+        """Sends this tick's trace events to the pages that watch, and keeps the live stream
+        among the observers only while someone watches (``live_trace``)."""
+        self.live.flush(force=True)
+        watching = self.live.refresh()
+        if watching != self._watching:
+            self._watching = watching
+            self._set_observers()
+
     def _set_observers(self) -> None:
-        """Every profile reports to the recorder, and to the debugger while there are
-        breakpoints: a workspace without any pays nothing for the debugger."""
+        """Every profile reports to the recorder; to the live stream while a page watches; to
+        the debugger (last, so a stop comes after the others heard of its event) while there
+        are breakpoints. A workspace nobody watches and without breakpoints pays for neither:
+        the engine does not even call them."""
         if self.scheduler is None:
             return
         extra: list[Observer] = []
+        if self._watching:
+            extra.append(self.live)
         if self.debugger.breakpoints:
             extra.append(self.debugger)
         observer = FanOut(self.recorder, *extra) if extra else self.recorder
@@ -532,6 +551,7 @@ class SchedulerService:
             return "ignored: no such binding in progress"
         binding = self.bindings[payload["uid"]]
         self.recorder.add_events(binding.pod.key, payload.get("events") or [])
+        self.live.add_events(binding.pod.key, payload.get("events") or [])
         status = status_from_json(payload.get("status"))
         self._finish_binding(payload["uid"], status)
         return "bound" if status is None else f"failed: {status.message()}"

@@ -100,6 +100,7 @@ class StopController:
             "summary": describe_stop(stop),
             **stop.to_dict(),
         }
+        self.service.live.flush(force=True)  # the pages watching see what led here first
         self._show(document, note="")
         try:
             return self._wait(document)

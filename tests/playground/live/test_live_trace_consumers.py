@@ -1,0 +1,220 @@
+"""The pages that watch the live trace: their watch (registered, renewed, deleted), the groups
+they join, and the Live panel adding up each attempt's events without losing any."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.utils import timezone
+
+from playground.live import broadcast, consumers
+from playground.live.consumers import LiveAttempt
+from playground.workspaces.models import LiveWatch
+from tests.playground.front.rows import pod, store
+from tests.playground.live.conftest import connect_and
+
+POD_PAGE = "/ws/w/lab/pods/uid-web/"
+DEBUGGER_PAGE = "/ws/w/lab/?view=debugger"
+
+
+def point(name: str, code: str = "Success", **fields) -> dict:
+    return {"kind": "extensionPoint", "point": name, "pod": "default/web", "code": code, **fields}
+
+
+def call(name: str, plugin: str, code: str = "Success") -> dict:
+    return {"kind": "plugin", "point": name, "pod": "default/web", "plugin": plugin, "code": code}
+
+
+def send(workspace, attempt, events, pod_key="default/web", uid="uid-web", debugger=False):
+    broadcast.send_trace_events(
+        workspace.pk, pod_key, uid, attempt, events, to_pod=not debugger, to_debugger=debugger
+    )
+
+
+def watches() -> list[tuple[str, float]]:
+    """Each watch's pod and how many seconds it has left."""
+    now = timezone.now()
+    return [(w.pod, (w.expires - now).total_seconds()) for w in LiveWatch.objects.all()]
+
+
+# ----------------------------------------------------------------------------------------------
+# The watch
+
+
+def test_a_pod_page_watches_its_pod_while_it_is_open(owner, workspace):
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        return await database_sync_to_async(watches)()
+
+    while_open = connect_and(POD_PAGE, owner, scenario)
+    assert [pod for pod, _ in while_open] == ["default/web"]
+    assert 85 < while_open[0][1] <= consumers.WATCH_SECONDS
+    assert watches() == [], "closing the page deletes its watch"
+
+
+def test_an_open_pages_watch_is_renewed(owner, workspace, monkeypatch):
+    monkeypatch.setattr(consumers, "WATCH_SECONDS", 1.0)
+    monkeypatch.setattr(consumers, "WATCH_RENEW_SECONDS", 0.2)
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        await asyncio.sleep(1.5)  # longer than the watch lasts without renewal
+        return await database_sync_to_async(watches)()
+
+    [(pod_key, left)] = connect_and(POD_PAGE, owner, scenario)
+    assert pod_key == "default/web" and left > 0.5
+
+
+def test_a_lapsed_watch_of_a_page_that_died_is_dropped_when_another_registers(owner, workspace):
+    store(workspace, pod("web"))
+    LiveWatch.objects.create(
+        workspace=workspace, pod="", channel="dead", expires=timezone.now() - timedelta(seconds=1)
+    )
+
+    async def scenario(ws, connected, first):
+        return await database_sync_to_async(watches)()
+
+    assert [pod for pod, _ in connect_and(POD_PAGE, owner, scenario)] == ["default/web"]
+
+
+def test_the_debugger_page_watches_every_pod_and_other_pages_nothing(owner, workspace):
+    async def scenario(ws, connected, first):
+        return await database_sync_to_async(watches)()
+
+    assert [pod for pod, _ in connect_and(DEBUGGER_PAGE, owner, scenario)] == [""]
+    assert connect_and("/ws/w/lab/?view=queue", owner, scenario) == []
+    assert watches() == []
+
+
+# ----------------------------------------------------------------------------------------------
+# The Live panel
+
+
+def test_the_debugger_page_gets_every_pods_events_on_the_debugger_group(owner, workspace):
+    async def scenario(ws, connected, first):
+        assert 'id="live-trace"' not in first, "the page renders the idle panel itself"
+        send(workspace, 1, [point("preFilter"), point("filter")], "shop/api", "u-api", True)
+        return await ws.receive_from(timeout=5)
+
+    html = connect_and(DEBUGGER_PAGE, owner, scenario)
+    assert html.startswith('<section id="live-trace"')
+    assert '<a href="/w/lab/pods/u-api/"><strong>shop/api</strong></a>' in html
+    assert "attempt 1" in html
+    assert "<td>preFilter</td>" in html and "<td>filter</td>" in html
+
+
+def test_other_workspace_views_take_every_workspace_message_and_show_no_live_trace(
+    owner, workspace
+):
+    async def scenario(ws, connected, first):
+        stop = {"type": "debug.stop", "stop": None, "note": ""}
+        await get_channel_layer().group_send(broadcast.workspace_group(workspace.pk), stop)
+        send(workspace, 1, [point("preFilter")], debugger=True)  # not a group it joined
+        active = [{"pod": "default/a", "uid": "ua", "priority": 5, "attempts": 1}]
+        status = {"queue": {"active": active}, "waitingPods": [], "queueSizes": []}
+        broadcast.send_status(workspace.pk, status)
+        html = await ws.receive_from(timeout=5)  # the socket lived through debug.stop
+        return html, await ws.receive_nothing(timeout=0.3)
+
+    html, then_nothing = connect_and("/ws/w/lab/?view=queue", owner, scenario)
+    assert html.startswith('<div id="queue-board">') and "priority 5" in html
+    assert "live-trace" not in html and then_nothing
+
+
+def test_the_pod_page_adds_up_the_events_of_the_attempt(owner, workspace):
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        send(workspace, 1, [point("preEnqueue"), point("preFilter"), call("filter", "Fit")])
+        first_render = await ws.receive_from(timeout=5)
+        send(workspace, 1, [call("filter", "Fit", code="Unschedulable"), point("filter")])
+        return first_render, await ws.receive_from(timeout=5)
+
+    first_render, html = connect_and(POD_PAGE, owner, scenario)
+    assert "running filter" in first_render and "<td>filter</td>" not in first_render
+    assert "<td>preEnqueue</td>" in html and "<td>preFilter</td>" in html, "nothing is lost"
+    assert "<td>filter</td>" in html and "↳ Fit" in html
+    assert "running" not in html
+
+
+def test_messages_coalesced_while_a_render_waits_lose_no_event(owner, workspace, monkeypatch):
+    """The latest message of a type is all a render sees: it must carry every event so far."""
+    monkeypatch.setattr(consumers, "RENDER_INTERVAL", 0.4)
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        send(workspace, 1, [point("preFilter")])
+        await ws.receive_from(timeout=5)
+        for name in ("filter", "preScore", "score"):  # within one render interval
+            send(workspace, 1, [point(name)])
+        html = await ws.receive_from(timeout=5)
+        return html, await ws.receive_nothing(timeout=0.6)
+
+    html, then_nothing = connect_and(POD_PAGE, owner, scenario)
+    assert then_nothing, "one render for the three messages"
+    rows = [line for line in html.splitlines() if 'class="point-row"' in line]
+    assert [row.split("<td>")[1].split("<")[0] for row in rows] == [
+        "preFilter",
+        "filter",
+        "preScore",
+        "score",
+    ]
+
+
+def test_a_new_attempt_starts_afresh(owner, workspace):
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        send(workspace, 1, [point("preFilter"), point("postFilter", "Unschedulable")])
+        await ws.receive_from(timeout=5)
+        send(workspace, None, [point("preEnqueue")])
+        before = await ws.receive_from(timeout=5)
+        send(workspace, 2, [point("preFilter")])
+        return before, await ws.receive_from(timeout=5)
+
+    before, html = connect_and(POD_PAGE, owner, scenario)
+    assert "before its next attempt" in before and "postFilter" not in before
+    assert "attempt 2" in html and "postFilter" not in html
+    assert "<td>preEnqueue</td>" in html, "PreEnqueue stays with the attempt it let in"
+
+
+def test_the_pod_page_is_idle_until_an_attempt_of_its_pod_comes(owner, workspace, client):
+    store(workspace, pod("web"))
+    client.force_login(owner)
+    page = client.get("/w/lab/pods/uid-web/").content.decode()
+    live = page.index('id="live-trace"')
+    assert live < page.index("<h2>Latest attempt</h2>")
+    assert "Waiting for the next attempt of this pod" in page[live:]
+
+    debugger = client.get("/w/lab/debugger/").content.decode()
+    assert 'id="live-trace"' in debugger
+    assert "Waiting for the next attempt of any pod" in debugger
+
+
+# ----------------------------------------------------------------------------------------------
+# Adding up
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "kept"),
+    [
+        (("default/web", 1), ("default/web", 1), 2),
+        (("default/web", None), ("default/web", 1), 2),
+        (("default/web", 1), ("default/web", None), 1),
+        (("default/web", 1), ("default/web", 2), 1),
+        (("default/web", 1), ("default/api", 1), 1),
+    ],
+    ids=["same attempt", "PreEnqueue then its attempt", "after it", "next attempt", "other pod"],
+)
+def test_what_a_message_adds_to(first, then, kept):
+    def message(pod_key, attempt):
+        return {"pod": pod_key, "uid": pod_key, "attempt": attempt, "events": [point("x")]}
+
+    live = LiveAttempt.of(message(*first)).add(message(*then))
+    assert len(live.events) == kept
+    assert (live.pod, live.attempt) == then
