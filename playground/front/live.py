@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
+from playground.front.stop_section import render_stop_section
 from playground.front.trace_tables import extension_points
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import nodes_context, pods_context
@@ -79,6 +80,8 @@ def workspace_resync(workspace: Workspace, view: LiveView) -> str:
         parts.append(render_to_string("live/usage_cells.html", {"nodes": rows}))
     elif view.name in BOARD_VIEWS:
         parts.append(_board_view(workspace, view, board_of(workspace)))
+    elif view.name == DEBUGGER:
+        parts.append(render_stop_section(workspace))
     return "".join(parts)
 
 
@@ -105,6 +108,8 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     trace = latest.get(broadcast.TRACE_EVENTS)
     if trace is not None and view.name == DEBUGGER:
         parts.append(live_trace(workspace, trace))
+    if broadcast.DEBUG_STOP in latest and view.name == DEBUGGER:
+        parts.append(render_stop_section(workspace))
     return "".join(parts)
 
 
@@ -160,8 +165,9 @@ def _badge(state: SchedulerState) -> str:
 
 
 def pod_resync(workspace: Workspace, uid: str) -> str:
-    """The pod's state, its attempts and the latest one's tables, from the database."""
-    return _pod_attempts(workspace, uid)
+    """The pod's state, its attempts and the latest one's tables, and where the scheduler is
+    stopped, from the database."""
+    return _pod_attempts(workspace, uid) + render_stop_section(workspace, uid)
 
 
 def _pod_attempts(workspace: Workspace, uid: str) -> str:
@@ -189,6 +195,8 @@ def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -
         parts.append(live_trace(workspace, trace, pod_page=True))
     if broadcast.POD_TRACE in latest:
         parts.append(_pod_attempts(workspace, uid))
+    if broadcast.DEBUG_STOP in latest:
+        parts.append(render_stop_section(workspace, uid))
     return "".join(parts)
 
 

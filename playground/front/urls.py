@@ -56,6 +56,7 @@ urlpatterns = [
     path("w/<slug:slug>/permit/", permit.permit, name="permit"),
     path("w/<slug:slug>/permit/decide/", permit.decide, name="permit-decide"),
     path("w/<slug:slug>/debugger/", debugger.debugger, name="debugger"),
+    path("w/<slug:slug>/debugger/command/", debugger.debug_command, name="debugger-command"),
     path("w/<slug:slug>/debugger/breakpoints/", debugger.breakpoint_add, name="breakpoint-add"),
     path(
         "w/<slug:slug>/debugger/breakpoints/<int:pk>/delete/",

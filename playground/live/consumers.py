@@ -193,9 +193,6 @@ class LiveConsumer(AsyncWebsocketConsumer):
         if self._renderer is None or self._renderer.done():
             self._renderer = asyncio.ensure_future(self._render_pending())
 
-    async def ignore(self, message: dict[str, Any]) -> None:
-        """A message this page does not show."""
-
     async def _render_pending(self) -> None:
         loop = asyncio.get_running_loop()
         try:
@@ -311,7 +308,7 @@ class PodConsumer(LiveConsumer):
         return live.pod_update(self.workspace, self.uid, messages)
 
     pod_trace = LiveConsumer.coalesce
-    debug_stop = LiveConsumer.ignore  # the stop's panels on the pod page: not drawn here yet
+    debug_stop = LiveConsumer.coalesce
 
 
 def _pod_key(workspace: Workspace, uid: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -27,7 +27,8 @@ from playground.front.breakpoint_form import (
     describe,
     entries_of,
 )
-from playground.front.commands import send_command
+from playground.front.commands import send_command, wait_for_outcome
+from playground.front.stop_section import CONTROLS, render_stop_section
 from playground.front.views.pods import pod_page_context
 from playground.workspaces.models import Breakpoint, ClusterObject, SchedulerCommand, Workspace
 
@@ -43,7 +44,44 @@ def debugger_context(workspace: Workspace) -> dict[str, Any]:
         "section": "debugger",
         "workspace": workspace,
         "breakpoints_panel": breakpoints_panel(workspace, _debugger_url(workspace)),
+        "stop_section": render_stop_section(workspace),
     }
+
+
+COMMANDS = frozenset(command for command, *_ in CONTROLS) | {"play", "pause"}
+ANSWER_SECONDS = 2.0
+"""How long a click waits for the scheduler to take its command, so that the section it gets
+back shows where the scheduler went (the next stop, or that it runs)."""
+
+
+@require_POST
+@workspace_view
+def debug_command(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    """Step, Next, Continue, Run to end, Abort, Play, Pause: a ``debug`` command naming the stop
+    the page showed, so of two browsers clicking at once one is applied and the other told."""
+    command = request.POST.get("command", "")
+    if command not in COMMANDS:
+        return HttpResponseBadRequest(
+            f"command: {command!r} is not one of {', '.join(sorted(COMMANDS))}"
+        )
+    payload: dict[str, Any] = {"command": command, "stop": request.POST.get("stop", "")}
+    if command == "play":
+        try:
+            payload["pace"] = float(request.POST.get("pace", ""))
+        except ValueError:
+            return HttpResponseBadRequest("pace: give the seconds per extension point, e.g. 0.5")
+        if not 0 < payload["pace"] <= 60:
+            return HttpResponseBadRequest("pace: seconds per extension point between 0.1 and 60")
+    sent = send_command(workspace, request.user, SchedulerCommand.DEBUG, payload)
+    outcome = wait_for_outcome(sent, ANSWER_SECONDS) or ""
+    if outcome.startswith(("ignored", "invalid")):
+        messages.warning(request, f"The scheduler {outcome}.")
+    pod_uid = request.POST.get("pod") or None
+    if request.htmx:
+        return HttpResponse(render_stop_section(workspace, pod_uid))
+    if pod_uid:
+        return redirect("pod", workspace.slug, pod_uid)
+    return redirect("debugger", workspace.slug)
 
 
 @require_POST

@@ -17,6 +17,7 @@ from playground.front.access import workspace_view
 from playground.front.breakpoint_form import BreakpointForm, breakpoints_panel
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
+from playground.front.stop_section import render_stop_section
 from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt, Workspace
 
 MATRIX_ROWS = 100
@@ -50,6 +51,7 @@ def pod_page_context(
         "pod_key": pod.key if pod else attempts[0].pod_key,
         "attempts": attempts,
         "breakpoints_panel": panel,
+        "stop_section": render_stop_section(workspace, uid),
         **latest_attempt_context(workspace, uid),
     }
 
