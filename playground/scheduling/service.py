@@ -237,9 +237,7 @@ class SchedulerService:
         self.debugger.scheduler = self.live.scheduler = scheduler
         self._watching = self.live.refresh(force=True)
         self._read_breakpoints()
-        SchedulerStatus.objects.filter(workspace_id=self.workspace_id).exclude(stop=None).update(
-            stop=None, debugger_note="The scheduler was rebuilt: a stop under way was lost."
-        )
+        self._forget_lost_stop()
         self._sizes = self._stored_sizes()
         self._publish(force=True)
 
@@ -494,6 +492,18 @@ class SchedulerService:
         if watching != self._watching:
             self._watching = watching
             self._set_observers()
+
+    def _forget_lost_stop(self) -> None:
+        """A stop a predecessor (or this service before a rebuild) left behind is over: its
+        attempt went with the scheduler that made it; the pod itself is still pending."""
+        note = "The scheduler was rebuilt: a stop under way was lost."
+        lost = SchedulerStatus.objects.filter(workspace_id=self.workspace_id).exclude(stop=None)
+        stale = lost.values_list("stop", flat=True).first()
+        if stale is None:
+            return
+        lost.update(stop=None, debugger_note=note)
+        uids = [stale["uid"]] if stale.get("uid") else []
+        broadcast.send_stop(self.workspace_id, uids, None, note)
 
     def _set_observers(self) -> None:
         """Every profile reports to the recorder; to the live stream while a page watches; to

@@ -207,6 +207,8 @@ class StopController:
         uids = {d["uid"] for d in (previous, document) if d is not None and d.get("uid")}
         broadcast.send_stop(self.service.workspace_id, sorted(uids), document, note)
         self.service.announce()
+        if document is not None and previous is None:
+            self.service.publish_status()  # the board shows the stopped pod in flight
 
     def _uid(self, pod_key: str) -> str:
         namespace, _, name = pod_key.partition("/")

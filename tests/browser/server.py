@@ -44,19 +44,24 @@ def free_port() -> int:
 class PlaygroundServer:
     """The web process (and, with Redis, the worker process); ``url`` once started."""
 
-    def __init__(self, database: dict[str, Any], log_dir: Path) -> None:
+    def __init__(
+        self, database: dict[str, Any], log_dir: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / "server.log"
-        self._env = self._environment(database)
+        self._env = {**self._environment(database), **(env or {})}
         self._log: IO[str] | None = None
         self._processes: list[subprocess.Popen] = []
+        self.worker: subprocess.Popen | None = None
+        """The separate worker process (with Redis), which a test may kill and replace."""
+        self._workers = 0
 
     def start(self) -> PlaygroundServer:
         self._log = self.log_path.open("w")
         try:
             if settings.REDIS_URL:
-                self._spawn(self._worker_command())
+                self.start_worker()
             self._spawn([sys.executable, "manage.py", "runserver", "--noreload", self.address()])
             self._wait_until_serving()
         except BaseException:
@@ -81,6 +86,19 @@ class PlaygroundServer:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def start_worker(self) -> None:
+        """Starts a worker process (with Redis), as one more Procfile worker would."""
+        self._workers += 1
+        self.worker = self._spawn(self._worker_command())
+
+    def kill_worker(self) -> None:
+        """SIGKILL to the worker: it dies holding its leases, as a crashed machine would."""
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker.wait()
+            self._processes.remove(self.worker)
+            self.worker = None
 
     def log_tail(self) -> str:
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -112,18 +130,19 @@ class PlaygroundServer:
             "--concurrency",
             "4",
             "--hostname",
-            f"browser-test-{self.port}@%h",
+            f"browser-test-{self.port}-{self._workers}@%h",
             "--without-mingle",
             "--without-gossip",
             "--loglevel",
             "WARNING",
         ]
 
-    def _spawn(self, command: list[str]) -> None:
+    def _spawn(self, command: list[str]) -> subprocess.Popen:
         process = subprocess.Popen(
             command, cwd=ROOT, env=self._env, stdout=self._log, stderr=subprocess.STDOUT
         )
         self._processes.append(process)
+        return process
 
     def _wait_until_serving(self) -> None:
         deadline = time.monotonic() + READY_SECONDS

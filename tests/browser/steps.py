@@ -3,7 +3,14 @@ updated in place from one that was reloaded; and the pods they create."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from django.db import connections
 from playwright.sync_api import Page, expect
+
+T = TypeVar("T")
 
 LIVE_TIMEOUT_MS = 30_000
 """How long the scheduler may take to place a pod and the websocket to show it."""
@@ -51,3 +58,17 @@ def pod_yaml(name: str, cpu: str, label: str = "") -> str:
     """A pod in the default namespace requesting ``cpu``, labelled ``app: <label>`` if given."""
     labels = f"{{app: {label}}}" if label else "{}"
     return POD_YAML.format(name=name, cpu=cpu, labels=labels)
+
+
+def from_the_database(call: Callable[[], T]) -> T:
+    """Runs an ORM call on a thread of its own: while Playwright runs, Django refuses database
+    calls on the test's thread (its event loop counts as running there)."""
+
+    def in_a_thread() -> T:
+        try:
+            return call()
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(in_a_thread).result()

@@ -204,7 +204,7 @@ def test_abort_ends_the_attempt_with_an_error_and_the_pod_goes_back_to_the_queue
 
     breakpoint.delete()
     command(workspace, SchedulerCommand.BREAKPOINTS)
-    clock.step(10)
+    clock.step(1.5)  # the first attempt's backoff: 1 s
     settle(service, binding_tasks)
     assert results()[-1] == ("default/web", "Scheduled", "n2")
 
