@@ -57,7 +57,7 @@ from framework.debugger.session import Debugger
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
-from framework.trace import FanOut, Observer
+from framework.trace import FanOut, Observer, TraceEvent
 from framework.util.clock import Clock, RealClock
 from playground.live import broadcast
 from playground.scheduling import lease, status
@@ -169,6 +169,8 @@ class SchedulerService:
         """A ``stop`` command was executed: the service ends after this tick."""
         self.stops = StopController(self)
         self.debugger = Debugger([], self.stops)
+        self._bound_events: list[dict[str, Any]] = []
+        """Bind / PostBind events from binding tasks, for the debugger (see below)."""
         """Observes the frameworks only while the workspace has breakpoints (docs/debugger.md)."""
 
     # ------------------------------------------------------------------------------------------
@@ -277,14 +279,16 @@ class SchedulerService:
         if not self.renew_lease():
             self._announce_lost()
             return False
+        self.stops.interrupted = False
         self.executor.run_pending()
         changes = self.cluster.dispatch_changes()
         outcomes, commands = self._execute_commands()
         if self.stop_requested:
             return False
+        self._show_binding_events_to_the_debugger()
         self._expire_bindings()
         cycles = 0
-        if not self.paused and not self._apply_waits:
+        if not self.paused and not self._apply_waits and not self.stops.interrupted:
             cycles = self._run_cycles()
         self._send_bindings()
         was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
@@ -324,7 +328,6 @@ class SchedulerService:
     def _run_cycles(self) -> int:
         queue = self.scheduler.queue
         cycles = 0
-        self.stops.interrupted = False
         while cycles < self.cycles_per_tick and not self.stops.interrupted:
             queue.run_periodic()
             if not self.scheduler.schedule_one():
@@ -493,6 +496,14 @@ class SchedulerService:
             self._watching = watching
             self._set_observers()
 
+    def _show_binding_events_to_the_debugger(self) -> None:
+        """Bind and PostBind ran in a binding task; their events reach the debugger once the
+        task reported (after the tick's commands, never while they are being executed), so a
+        breakpoint there stops with the binder's result, the binding cycle's end waiting."""
+        events, self._bound_events = self._bound_events, []
+        for event in events:
+            self.debugger.on_event(TraceEvent.from_dict(event))
+
     def _forget_lost_stop(self) -> None:
         """A stop a predecessor (or this service before a rebuild) left behind is over: its
         attempt went with the scheduler that made it; the pod itself is still pending."""
@@ -562,6 +573,8 @@ class SchedulerService:
         binding = self.bindings[payload["uid"]]
         self.recorder.add_events(binding.pod.key, payload.get("events") or [])
         self.live.add_events(binding.pod.key, payload.get("events") or [])
+        if self.debugger.breakpoints:
+            self._bound_events.extend(payload.get("events") or [])
         status = status_from_json(payload.get("status"))
         self._finish_binding(payload["uid"], status)
         return "bound" if status is None else f"failed: {status.message()}"

@@ -27,7 +27,15 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from framework.debugger.session import ABORT, COMMANDS, CONTINUE, NEXT, Stop, describe_stop
+from framework.debugger.session import (
+    ABORT,
+    CANNOT_ABORT,
+    COMMANDS,
+    CONTINUE,
+    NEXT,
+    Stop,
+    describe_stop,
+)
 from playground.live import broadcast
 from playground.workspaces.models import (
     ClusterObject,
@@ -103,7 +111,10 @@ class StopController:
         self.service.live.flush(force=True)  # the pages watching see what led here first
         self._show(document, note="")
         try:
-            return self._wait(document)
+            # Work submitted meanwhile (a Permit timeout firing, a pod allowed by hand) waits
+            # for the stop to end: it must not run inside the cycle that is stopped.
+            with self.service.executor.deferring():
+                return self._wait(document)
         finally:
             self._show(None, note=self._note)
 
@@ -160,8 +171,7 @@ class StopController:
             if command.kind == SchedulerCommand.DEBUG:
                 outcome = self._debug(command.payload or {}, document, answer)
             elif command.kind in DURING_A_STOP and not held_back:
-                with self.service.executor.deferring():
-                    outcome = self.service.execute(command.kind, command.payload or {})
+                outcome = self.service.execute(command.kind, command.payload or {})
             else:
                 held_back = True
                 continue
@@ -193,6 +203,8 @@ class StopController:
             return f"invalid debug command: {command!r} is not one of {choices}"
         self.pace = None
         answer.command = command
+        if command == ABORT and document["point"] in CANNOT_ABORT:
+            return f"run at {document['summary']} (abort is taken as run at {document['point']})"
         return f"{command} at {document['summary']}"
 
     # -- showing ----------------------------------------------------------------------------

@@ -255,7 +255,17 @@ def test_play_advances_one_extension_point_at_a_time(
     assert person.outcomes() == ["playing at 0.5 s per extension point"]
     shown = stops_shown(sent)
     ends = [s["point"] for s in shown if s["reason"] == "next"]
-    assert ends == ["preFilter", "filter", "preScore", "score", "reserve", "permit", "preBind"]
+    assert ends == [
+        "preFilter",
+        "filter",
+        "preScore",
+        "score",
+        "reserve",
+        "permit",
+        "preBind",
+        "bind",  # from the binding task, once it reported
+        "postBind",
+    ]
     assert all(s["play"] == 0.5 for s in shown[1:])
     assert results() == [("default/web", "Scheduled", "n2")]
 
@@ -448,3 +458,53 @@ def _wait_for(read, timeout: float = 10.0):
             return value
         time.sleep(0.02)
     raise AssertionError("timed out")
+
+
+def test_a_breakpoint_at_bind_stops_with_the_binding_tasks_result(
+    make_service, workspace, two_nodes, binding_tasks, sent, person
+):
+    Breakpoint.objects.create(workspace=workspace, point="bind")
+    Breakpoint.objects.create(workspace=workspace, point="postBind", pod="default/web")
+    two_nodes.add(pod_manifest("web"))
+    person.answers = [says("continue"), says("abort")]
+    service = make_service()
+    service.start()
+
+    settle(service, binding_tasks)
+
+    at_bind, at_post_bind = stops_shown(sent)
+    assert (at_bind["point"], at_bind["plugin"], at_bind["node"]) == ("bind", "DefaultBinder", "n2")
+    assert at_bind["attempt"] == 1 and at_bind["event"]["code"] == "Success"
+    assert at_post_bind["point"] == "postBind"
+    # Abort is taken as run once Bind has run: the pod stays bound.
+    assert person.outcomes()[1].startswith("run at default/web attempt 1: postBind")
+    assert results() == [("default/web", "Scheduled", "n2")]
+
+
+def test_a_permit_wait_keeps_its_own_timer_during_a_stop(
+    make_service, workspace, cluster, binding_tasks, sent
+):
+    """A pod waits at Permit (30 s) while another pod's cycle is stopped longer than that: it is
+    rejected when its time runs out, and its binding cycle's end runs once the stop is over."""
+    configure(workspace, WAIT_FOR_APPROVAL)
+    cluster.add(node_manifest("n1"))
+    cluster.add(pod_manifest("first"))
+    clock = AdvancingClock(time.time())
+    service = make_service(clock=clock)
+    service.stops.stop_seconds = 120
+    service.start()
+    settle(service, binding_tasks)
+    assert results() == [("default/first", "Waiting", "n1")]
+    Breakpoint.objects.create(workspace=workspace, point="filter", pod="default/second")
+    command(workspace, SchedulerCommand.BREAKPOINTS)
+    cluster.add(pod_manifest("second"))
+
+    service.tick()  # stops at second's Filter, and goes on by itself after 120 s
+
+    assert [s["pod"] for s in stops_shown(sent)] == ["default/second"]
+    [first] = SchedulingAttempt.objects.filter(pod_key="default/first").order_by("-id")[:1]
+    assert (first.result, first.message) == (
+        "Unschedulable",
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin "
+        "WaitForApproval.",
+    )
