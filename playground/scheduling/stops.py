@@ -65,8 +65,14 @@ addressed to the stop itself."""
 
 @dataclass(slots=True)
 class _Answer:
+    """What the pending commands said to the stop."""
+
     command: str = ""
+    """The command that answers the stop, if one came."""
     outcome: str = ""
+    """``play`` or ``pause`` when one of them came."""
+    deleting: bool = False
+    """A ``stop`` command waits: the workspace is being deleted."""
 
 
 class StopController:
@@ -131,7 +137,7 @@ class StopController:
                 due = self.service.clock.now() + (self.pace or 0.0)
             elif answer.outcome == PAUSE:
                 due = None
-            if reason := self._reason_to_abort():
+            if reason := self._reason_to_abort(answer):
                 self.interrupted = True
                 self._note = f"The attempt at {document['summary']} was aborted: {reason}."
                 return ABORT
@@ -147,15 +153,12 @@ class StopController:
                 return CONTINUE
             self.halt.wait(self.poll_seconds)
 
-    def _reason_to_abort(self) -> str:
-        service = self.service
+    def _reason_to_abort(self, answer: _Answer) -> str:
         if self.halt.is_set():
             return "the scheduler worker is stopping"
-        if not service.renew_lease():
+        if not self.service.renew_lease():
             return "the scheduler lost its lease"
-        if SchedulerCommand.objects.filter(
-            workspace_id=service.workspace_id, done_at__isnull=True, kind=SchedulerCommand.STOP
-        ).exists():
+        if answer.deleting:
             return "the workspace is being deleted"
         return ""
 
@@ -174,6 +177,7 @@ class StopController:
                 outcome = self.service.execute(command.kind, command.payload or {})
             else:
                 held_back = True
+                answer.deleting = answer.deleting or command.kind == SchedulerCommand.STOP
                 continue
             self.service.mark_done(command, outcome)
             if answer.command:
