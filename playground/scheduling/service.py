@@ -33,6 +33,12 @@ Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to `
   null | {"code", "reasons", "plugin"}, "events": [trace events]}``.
 - ``stop`` (no payload): the service ends, and releases its lease; commands after it are left
   to the next service. Sent before the workspace is deleted (``workspace_deletion``).
+- ``breakpoints`` (no payload): read the workspace's breakpoints again (the debugger).
+- ``debug`` ``{"command", "stop", "pace"}``: answers a debugger stop; executed by the stop itself
+  (``stops``), and answered "ignored" here, where no stop waits for it.
+
+While the workspace has breakpoints, a scheduling cycle may stop at one: the service's thread
+then waits inside the cycle (``stops.StopController``) until a ``debug`` command answers.
 """
 
 from __future__ import annotations
