@@ -3,8 +3,7 @@
 A page that watches registers a ``LiveWatch`` row (its pod's key, or "" for every pod) and
 renews it while its socket is open. The service asks ``refresh()`` every tick whether anyone
 watches, and keeps the ``LiveTrace`` among its frameworks' observers only while someone does
-(``add_observer`` / ``remove_observer``): with nobody watching, the engine does not even call
-it. While it observes, it keeps the events of the watched pods and sends them (``flush``) as
+(``SchedulerService._set_observers``): with nobody watching, the engine does not even call it. While it observes, it keeps the events of the watched pods and sends them (``flush``) as
 one ``trace.events`` message per pod (``broadcast.send_trace_events``), at most every
 ``FLUSH_SECONDS`` on its own and at once when the service asks (the end of a tick, a debugger
 stop), so a page sees each extension point shortly after it completes, not once the attempt is
