@@ -3,8 +3,9 @@
 Every (workload, tracing) pair runs in a fresh interpreter so that each peak RSS is its own.
 ``one`` is that child's command: it runs a single pair and prints its figures as JSON.
 
-``python -m benchmarks playground [--nodes 500] [--pods 1000] [--runs 1]`` runs the playground
-end to end in production mode (``benchmarks/playground_e2e.py``).
+``python -m benchmarks playground [--nodes 500] [--pods 1000] [--runs 1] [--watch nobody]`` runs
+the playground end to end in production mode (``benchmarks/playground_e2e.py``), with nobody,
+one pod's page or the debugger page watching the live trace.
 """
 
 from __future__ import annotations
@@ -70,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
     e2e.add_argument("--pods", type=int, default=playground_e2e.DEFAULT_PODS)
     e2e.add_argument("--runs", type=int, default=1, help="runs, each on a fresh database")
     e2e.add_argument("--timeout", type=float, default=600.0, help="seconds per run at most")
+    e2e.add_argument(
+        "--watch",
+        choices=playground_e2e.WATCHES,
+        default=playground_e2e.NOBODY,
+        help="who watches the live trace: nobody, a pod's page (one of the pods created in the"
+        " middle of the run), or the debugger page (every pod)",
+    )
     return parser
 
 
@@ -78,7 +86,11 @@ def _playground(args: argparse.Namespace) -> int:
     for number in range(1, args.runs + 1):
         try:
             result = playground_e2e.run(
-                args.nodes, args.pods, args.timeout, say=lambda what: print(f"... {what}")
+                args.nodes,
+                args.pods,
+                args.timeout,
+                say=lambda what: print(f"... {what}", flush=True),
+                watch=args.watch,
             )
         except playground_e2e.NotProductionMode as err:
             print(err, file=sys.stderr)

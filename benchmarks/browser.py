@@ -1,9 +1,11 @@
 """A logged-in browser of the playground, for benchmarks: its HTTP session and a page's websocket.
 
 ``Browser`` logs in through the login form and posts forms as the pages do (with the CSRF
-token and, for htmx requests, ``HX-Request``). ``LiveStream`` opens a workspace page's
-websocket with the session's cookie and the page's origin, as the browser would, and keeps the
-number of bound pods the queue board it receives shows, with when each count arrived.
+token and, for htmx requests, ``HX-Request``). ``PageSocket`` opens a page's websocket with the
+session's cookie and the page's origin, as the browser would: ``LiveStream`` is the queue
+board's and keeps the number of bound pods it shows, with when each count arrived;
+``LiveWatcher`` is a page that watches the live trace (a pod's page, the debugger page) and
+counts the Live panels it receives.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.cookiejar import CookieJar
-from typing import Any
+from typing import Any, Self
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlencode, urlsplit
 from urllib.request import HTTPCookieProcessor, Request, build_opener
@@ -26,6 +28,11 @@ from urllib.request import HTTPCookieProcessor, Request, build_opener
 TIMEOUT_SECONDS = 60.0
 """How long one HTTP request may take."""
 _BOUND_BADGE = re.compile(r'id="column-bound".*?class="badge">(\d+)<', re.DOTALL)
+_LIVE_PANEL = re.compile(r'<section id="live-trace"')
+"""The Live panel (templates/front/debugger_live.html): only a ``trace.events`` message
+renders it."""
+_LIVE_POD = re.compile(r"<strong>([^<]+)</strong>")
+"""The pod the Live panel shows, its first bold text."""
 
 
 class BrowserError(Exception):
@@ -83,46 +90,38 @@ class Browser:
             raise BrowserError(f"{request.get_method()} {request.full_url}: {err}") from err
 
 
-class LiveStream:
-    """A workspace's queue board over its websocket, read on a thread of its own.
+class PageSocket:
+    """A page's websocket, as the browser opens it (the session's cookie, the page's origin),
+    read on a thread of its own so the server never waits for us; ``messages`` counts what
+    arrived. Subclasses look into each message (``_received``, called under the lock)."""
 
-    ``bound`` is the count the latest board showed; ``time_of(n)`` tells when a board first
-    showed at least ``n`` bound pods (``time.monotonic()``).
-    """
-
-    def __init__(self, browser: Browser, slug: str) -> None:
+    def __init__(self, browser: Browser, path: str) -> None:
         address = urlsplit(browser.base_url)
+        self.path = path
         self._socket = WebSocket(
             address.hostname or "127.0.0.1",
             address.port or 80,
-            f"/ws/w/{slug}/?view=queue",
+            path,
             origin=f"{address.scheme}://{address.netloc}",
             cookie=browser.cookie_header(),
         )
         self.messages = 0
-        self.bound = 0
-        self._reached: list[tuple[int, float]] = []
         self._changed = threading.Condition()
         self._closed_because = ""
         self._thread = threading.Thread(target=self._read, name="live", daemon=True)
 
-    def __enter__(self) -> LiveStream:
+    def __enter__(self) -> Self:
+        """Connects and waits for the page's first state (BrowserError if none comes)."""
         self._socket.connect(TIMEOUT_SECONDS)
         self._thread.start()
         self._wait(lambda: self.messages > 0 or self._closed_because, TIMEOUT_SECONDS)
         if not self.messages:
-            raise BrowserError(f"the websocket sent nothing: {self._closed_because}")
+            raise BrowserError(f"the websocket {self.path} sent nothing: {self._closed_because}")
         return self
 
     def __exit__(self, *_: object) -> None:
         self._socket.close()
         self._thread.join(5)
-
-    def time_of(self, bound: int, deadline: float) -> float | None:
-        """When a board first showed at least ``bound`` pods bound; None if none had by
-        ``deadline`` (a ``time.monotonic()`` value)."""
-        self._wait(lambda: self.bound >= bound or self._closed_because, deadline - time.monotonic())
-        return next((at for count, at in self._reached if count >= bound), None)
 
     def _wait(self, condition: Any, seconds: float) -> None:
         with self._changed:
@@ -131,7 +130,10 @@ class LiveStream:
     def _read(self) -> None:
         try:
             for html in self._socket.messages():
-                self._received(html)
+                with self._changed:
+                    self.messages += 1
+                    self._received(html)
+                    self._changed.notify_all()
             why = "the server closed the websocket"
         except OSError as err:
             why = f"the websocket failed: {err}"
@@ -140,14 +142,65 @@ class LiveStream:
             self._changed.notify_all()
 
     def _received(self, html: str) -> None:
+        """One message (HTML fragments), under the lock."""
+
+
+class LiveStream(PageSocket):
+    """A workspace's queue board over its websocket.
+
+    ``bound`` is the count the latest board showed; ``time_of(n)`` tells when a board first
+    showed at least ``n`` bound pods (``time.monotonic()``).
+    """
+
+    def __init__(self, browser: Browser, slug: str) -> None:
+        super().__init__(browser, f"/ws/w/{slug}/?view=queue")
+        self.bound = 0
+        self._reached: list[tuple[int, float]] = []
+
+    def time_of(self, bound: int, deadline: float) -> float | None:
+        """When a board first showed at least ``bound`` pods bound; None if none had by
+        ``deadline`` (a ``time.monotonic()`` value)."""
+        self._wait(lambda: self.bound >= bound or self._closed_because, deadline - time.monotonic())
+        return next((at for count, at in self._reached if count >= bound), None)
+
+    def _received(self, html: str) -> None:
         match = _BOUND_BADGE.search(html)
-        with self._changed:
-            self.messages += 1
-            if match is not None:
-                self.bound = int(match.group(1))
-                if not self._reached or self.bound > self._reached[-1][0]:
-                    self._reached.append((self.bound, time.monotonic()))
-            self._changed.notify_all()
+        if match is not None:
+            self.bound = int(match.group(1))
+            if not self._reached or self.bound > self._reached[-1][0]:
+                self._reached.append((self.bound, time.monotonic()))
+
+
+class LiveWatcher(PageSocket):
+    """A page that shows the live trace: a pod's page (``/ws/w/<slug>/pods/<uid>/``) or the
+    debugger page (``/ws/w/<slug>/?view=debugger``), which watches every pod.
+
+    Its socket registers a watch, so the scheduler streams the watched pods' extension points
+    (``trace.events``) to it; each one the page renders comes as its Live panel. ``live``
+    counts those messages, ``live_pods`` the pods they showed: proof that the stream arrived.
+    """
+
+    def __init__(self, browser: Browser, path: str) -> None:
+        super().__init__(browser, path)
+        self.live = 0
+        self.live_pods: set[str] = set()
+
+    @classmethod
+    def pod_page(cls, browser: Browser, slug: str, uid: str) -> LiveWatcher:
+        return cls(browser, f"/ws/w/{slug}/pods/{uid}/")
+
+    @classmethod
+    def debugger_page(cls, browser: Browser, slug: str) -> LiveWatcher:
+        return cls(browser, f"/ws/w/{slug}/?view=debugger")
+
+    def _received(self, html: str) -> None:
+        panel = _LIVE_PANEL.search(html)
+        if panel is None:
+            return
+        self.live += 1
+        pod = _LIVE_POD.search(html, panel.end())
+        if pod is not None:
+            self.live_pods.add(pod.group(1))
 
 
 class WebSocket:

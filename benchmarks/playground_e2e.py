@@ -9,6 +9,12 @@ creation request until every pod is bound in the database *and* the queue board 
 websocket shows them all bound: the web process, PostgreSQL, Celery on Redis, the scheduler
 service, the binding tasks and the channel layer are all in the path.
 
+``watch`` adds a page that watches the live trace (docs/debugger.md, "Live stream"): ``pod``
+opens one pod's page socket as soon as the request that creates the pod has answered (a pod's
+page refuses a pod that does not exist yet), ``workspace`` the debugger page's socket, which
+watches every pod, before the first pod is created. Each registers a ``LiveWatch``, so the
+scheduler streams extension points to it; the run counts the Live panels it receives.
+
 The database and the Redis keys are removed afterwards and the processes stopped, also on
 failure or Ctrl-C.
 """
@@ -22,7 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -32,7 +38,7 @@ import redis
 import yaml
 from celery import Celery
 
-from benchmarks.browser import Browser, BrowserError, LiveStream
+from benchmarks.browser import Browser, BrowserError, LiveStream, LiveWatcher
 from benchmarks.harness import percentile
 from benchmarks.processes import (
     ROOT,
@@ -60,10 +66,45 @@ OTHERS = "everything else on the machine"
 STOLEN = "stolen by the hypervisor (other guests)"
 SIZES = ("small", "medium", "medium", "large")
 """Node sizes in turn (the demo's): half medium, a quarter each small and large."""
+NOBODY, POD, WORKSPACE = "nobody", "pod", "workspace"
+WATCHES = (NOBODY, POD, WORKSPACE)
+"""Who watches the live trace during a run: nobody, one pod's page, the debugger page."""
+WATCHES_READ_SECONDS = 1.5
+"""Long enough for the scheduler service to have read a new watch: it reads them once a
+second (``playground/scheduling/live_trace.py``)."""
 
 
 class NotProductionMode(Exception):
     """DATABASE_URL or REDIS_URL is missing or not the production kind."""
+
+
+@dataclass(slots=True)
+class Watch:
+    """What a page watching the live trace received during a run."""
+
+    page: str
+    """``pod`` (a pod's page) or ``workspace`` (the debugger page)."""
+    pod: str
+    """The pod watched (``namespace/name``), "" for every pod."""
+    opened: float
+    """When the page had connected, in seconds from the first creation request (negative:
+    before it)."""
+    registered: int
+    """Live watches of the workspace in the database once the page's socket had connected."""
+    messages: int
+    """Messages received (each a set of HTML fragments), the first state included."""
+    live: int
+    """Of those, the Live panels: only a ``trace.events`` message renders one."""
+    live_pods: int
+    """Pods those panels showed."""
+
+    def report(self) -> str:
+        what = f"pod {self.pod}" if self.pod else "every pod (the debugger page)"
+        return (
+            f"{what}, open from {self.opened:.2f} s: {self.messages} messages, {self.live} Live"
+            f" panels (trace.events) showing {self.live_pods} pod(s);"
+            f" {self.registered} watch registered"
+        )
 
 
 @dataclass(slots=True)
@@ -83,6 +124,10 @@ class Result:
     """Each pod's creation to binding, as the database's timestamps tell."""
     usage: dict[str, Usage] = field(default_factory=dict)
     """CPU seconds spent during the run and memory at its end, per process group."""
+    watch: Watch | None = None
+    """The page that watched the live trace, if any."""
+    load: tuple[float, float] = (0.0, 0.0)
+    """The machine's 1-minute load average at the start and at the end of the run."""
 
     @property
     def pods_per_second(self) -> float:
@@ -98,6 +143,9 @@ class Result:
             f"  database / live board   {self.database_seconds:.2f} / {self.live_seconds:.2f} s",
             f"  creation -> bound       p50 {p50:.2f} s, p99 {p99:.2f} s",
             f"  bound                   {self.bound} of {self.pods}",
+            f"  watching the live trace {self.watch.report() if self.watch else NOBODY}",
+            f"  load average (1 min)    {self.load[0]:.2f} at the start, {self.load[1]:.2f} at"
+            " the end",
             f"  {'CPU seconds and memory during the run':44} CPU s  RSS MiB",
         ]
         for name, usage in self.usage.items():
@@ -114,10 +162,14 @@ def run(
     pods: int = DEFAULT_PODS,
     timeout: float = 600.0,
     say: Callable[[str], None] = lambda _: None,
+    watch: str = NOBODY,
 ) -> Result:
-    """Runs the benchmark once; ``say`` hears what is being done (setting up takes a while)."""
+    """Runs the benchmark once; ``say`` hears what is being done (setting up takes a while);
+    ``watch`` is who watches the live trace meanwhile (``WATCHES``)."""
     if nodes < 1 or pods < 1:
         raise ValueError(f"nodes and pods must be at least 1 (got {nodes} and {pods})")
+    if watch not in WATCHES:
+        raise ValueError(f"watch must be one of {', '.join(WATCHES)} (got {watch!r})")
     database_url, redis_url = production_backends(os.environ)
     token = secrets.token_hex(4)
     prefix = f"e2e-{token}:"
@@ -142,8 +194,8 @@ def run(
                 bench = _Bench(browser, db, slug, processes)
                 _wait(bench.service_ready, "the scheduler runs", processes)
                 with LiveStream(browser, slug) as live:
-                    say(f"creating {pods} pods")
-                    return bench.measure(live, pods, timeout)
+                    say(f"creating {pods} pods, {_watching(watch, pods)} watching")
+                    return bench.measure(live, pods, timeout, watch)
     raise AssertionError("unreachable")  # pragma: no cover - the with block returns
 
 
@@ -159,32 +211,80 @@ class _Bench:
     def __post_init__(self) -> None:
         self.workspace = self._one("SELECT id FROM workspaces_workspace WHERE slug = %s", self.slug)
 
-    def measure(self, live: LiveStream, pods: int, timeout: float) -> Result:
-        """Creates the pods as the bulk page does and waits until all are bound, everywhere."""
-        meters = self._meters()
-        before = {name: meter() for name, meter in meters.items()}
-        start = time.monotonic()
-        template = yaml.safe_dump(pod_template())
-        for done in range(0, pods, CHUNK):
-            fields = {"template": template, "count": pods, "done": done}
-            self.browser.post(f"/w/{self.slug}/bulk/", fields, htmx=True)
-        bound = self._await_bound(pods, start + timeout)
-        database_done = time.monotonic()
-        live_done = live.time_of(pods, start + timeout)
-        if live_done is None:
-            raise TimeoutError(f"the live board showed {live.bound} bound pods, not {pods}")
-        after = {name: meter() for name, meter in meters.items()}
-        return Result(
-            nodes=self._count("kind = 'Node'"),
-            pods=pods,
-            bound=bound,
-            database=self.db.info.dbname,
-            seconds=max(database_done, live_done) - start,
-            database_seconds=database_done - start,
-            live_seconds=live_done - start,
-            latencies=self._latencies(),
-            usage=_spent(before, after),
+    def measure(self, live: LiveStream, pods: int, timeout: float, watch: str = NOBODY) -> Result:
+        """Creates the pods as the bulk page does and waits until all are bound, everywhere;
+        ``watch`` opens a page watching the live trace (``WATCHES``) meanwhile."""
+        with ExitStack() as pages:
+            watcher: tuple[LiveWatcher, Watch] | None = None
+            if watch == WORKSPACE:
+                page = LiveWatcher.debugger_page(self.browser, self.slug)
+                watcher = self._open(pages, page, WORKSPACE, "")
+                time.sleep(WATCHES_READ_SECONDS)  # the run is watched from its first pod
+            watched = watched_pod(pods)
+            meters = self._meters()
+            before = {name: meter() for name, meter in meters.items()}
+            load = os.getloadavg()[0]
+            start = time.monotonic()
+            if watcher is not None:
+                watcher[1].opened -= start
+            template = yaml.safe_dump(pod_template())
+            for done in range(0, pods, CHUNK):
+                fields = {"template": template, "count": pods, "done": done}
+                self.browser.post(f"/w/{self.slug}/bulk/", fields, htmx=True)
+                if watch == POD and done <= watched < done + CHUNK:
+                    watcher = self._open_pod_page(pages, watched)
+                    watcher[1].opened -= start
+            bound = self._await_bound(pods, start + timeout)
+            database_done = time.monotonic()
+            live_done = live.time_of(pods, start + timeout)
+            if live_done is None:
+                raise TimeoutError(f"the live board showed {live.bound} bound pods, not {pods}")
+            after = {name: meter() for name, meter in meters.items()}
+            return Result(
+                nodes=self._count("kind = 'Node'"),
+                pods=pods,
+                bound=bound,
+                database=self.db.info.dbname,
+                seconds=max(database_done, live_done) - start,
+                database_seconds=database_done - start,
+                live_seconds=live_done - start,
+                latencies=self._latencies(),
+                usage=_spent(before, after),
+                watch=_received(watcher),
+                load=(load, os.getloadavg()[0]),
+            )
+
+    def _open_pod_page(self, pages: ExitStack, index: int) -> tuple[LiveWatcher, Watch]:
+        """Opens the page of the pod the bulk form named ``{name}-{index}``: it exists now."""
+        metadata = pod_template()["metadata"]
+        name, namespace = f"{metadata['name']}-{index}", metadata["namespace"]
+        uid = self._one(
+            "SELECT uid FROM workspaces_clusterobject WHERE workspace_id = %s AND kind = 'Pod' "
+            "AND namespace = %s AND name = %s",
+            self.workspace,
+            namespace,
+            name,
         )
+        page = LiveWatcher.pod_page(self.browser, self.slug, uid)
+        return self._open(pages, page, POD, f"{namespace}/{name}")
+
+    def _open(
+        self, pages: ExitStack, page: LiveWatcher, kind: str, pod: str
+    ) -> tuple[LiveWatcher, Watch]:
+        """Connects the page (closed when ``pages`` ends) and checks that its socket registered
+        its watch: it does so before it sends its first state, which ``enter_context`` waits
+        for."""
+        pages.enter_context(page)
+        opened = time.monotonic()
+        registered = self._one(
+            "SELECT count(*) FROM workspaces_livewatch "
+            "WHERE workspace_id = %s AND pod = %s AND expires > now()",
+            self.workspace,
+            pod,
+        )
+        if not registered:
+            raise BrowserError(f"the websocket {page.path} registered no live watch")
+        return page, Watch(kind, pod, opened, registered, 0, 0, 0)
 
     def service_ready(self) -> bool:
         """The service holds the lease and has published its first status (it has built its
@@ -239,6 +339,30 @@ class _Bench:
         meters[MACHINE] = machine_usage
         meters[STOLEN] = stolen_usage
         return meters
+
+
+def watched_pod(pods: int) -> int:
+    """The index of the pod a ``pod`` watch follows: the last one the request that creates the
+    middle pod creates. The scheduler reaches it last of that request's pods, which leaves the
+    most time for its page to open and for the service to read the new watch (once a second)
+    before its cycle starts."""
+    middle = pods // 2
+    return min(pods, (middle // CHUNK + 1) * CHUNK) - 1
+
+
+def _watching(watch: str, pods: int) -> str:
+    if watch == POD:
+        return f"the page of pod {pod_template()['metadata']['name']}-{watched_pod(pods)}"
+    return "the debugger page" if watch == WORKSPACE else NOBODY
+
+
+def _received(watcher: tuple[LiveWatcher, Watch] | None) -> Watch | None:
+    """What the watching page received by now."""
+    if watcher is None:
+        return None
+    page, watch = watcher
+    watch.messages, watch.live, watch.live_pods = page.messages, page.live, len(page.live_pods)
+    return watch
 
 
 def _spent(before: dict[str, Usage], after: dict[str, Usage]) -> dict[str, Usage]:

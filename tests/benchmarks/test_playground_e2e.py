@@ -1,5 +1,5 @@
-"""The end-to-end benchmark's harness works: at a tiny size every pod ends bound, and it says
-what is missing when it is not in production mode.
+"""The end-to-end benchmark's harness works: at a tiny size every pod ends bound, a page watching
+a pod gets its live trace, and it says what is missing when it is not in production mode.
 
 Counts only; timings are never asserted (they depend on the machine). The run needs PostgreSQL
 and Redis (under CI=true they are always there, see tests/conftest.py).
@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import psycopg
 import pytest
 
 from benchmarks import playground_e2e
 from benchmarks.__main__ import main
+from benchmarks.browser import Browser, LiveWatcher
 from benchmarks.processes import procfile_commands, tree_usage
 
 POSTGRES = "postgres://postgres@127.0.0.1:5432/playground"
@@ -36,7 +38,67 @@ def test_every_pod_ends_bound_in_the_database_and_on_the_live_board() -> None:
     assert 0 < result.database_seconds <= result.seconds
     assert 0 < result.live_seconds <= result.seconds
     assert {"web", "scheduler", "binding"} <= set(result.usage)
+    assert result.watch is None
     assert not _database_exists(result.database)
+
+
+@needs_production
+def test_a_pod_page_opened_as_its_pod_is_created_receives_its_live_trace() -> None:
+    # Enough pods that the scheduler reaches the watched one (bench-999, the last of the fifth
+    # request) well after the service has read the page's watch (once a second).
+    result = playground_e2e.run(nodes=100, pods=1600, timeout=300, watch="pod")
+
+    assert (result.pods, result.bound) == (1600, 1600)
+    watch = result.watch
+    assert (watch.page, watch.pod, watch.registered) == ("pod", "default/bench-999", 1)
+    assert watch.live >= 1, "no trace.events reached the pod's page"
+    assert watch.messages > watch.live  # its first state came before
+    assert watch.live_pods == 1
+    assert "pod default/bench-999" in result.report()
+    assert not _database_exists(result.database)
+
+
+@pytest.mark.parametrize(
+    ("pods", "index"),
+    [(1, 0), (10, 9), (400, 399), (1000, 599), (1600, 999), (1001, 599)],
+)
+def test_the_pod_watched_is_the_last_of_the_request_that_creates_the_middle_one(pods, index):
+    assert playground_e2e.watched_pod(pods) == index
+
+
+def test_an_unknown_watcher_is_refused_before_anything_starts(monkeypatch) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with pytest.raises(ValueError, match="watch must be one of nobody, pod, workspace"):
+        playground_e2e.run(nodes=1, pods=1, watch="everyone")
+
+
+def test_the_command_takes_who_watches(monkeypatch, capsys) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+
+    assert main(["playground", "--watch", "workspace"]) == 2
+    with pytest.raises(SystemExit):
+        main(["playground", "--watch", "everyone"])
+    assert "invalid choice: 'everyone'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("pod_page", [True, False], ids=["pod page", "debugger page"])
+def test_the_watcher_counts_the_live_panels_the_playground_renders(pod_page) -> None:
+    from playground.front.live import live_trace
+
+    trace = {
+        "type": "trace.events",
+        "pod": "default/bench-7",
+        "uid": "u-7",
+        "attempt": 1,
+        "events": [{"kind": "extensionPoint", "point": "preFilter", "code": "Success"}],
+    }
+    panel = live_trace(SimpleNamespace(slug="bench"), trace, pod_page=pod_page)
+    watcher = LiveWatcher.pod_page(Browser("http://127.0.0.1:1"), "bench", "u-7")
+
+    for html in ('<span id="service-state">running</span>', panel, panel):
+        watcher._received(html)
+
+    assert (watcher.live, watcher.live_pods) == (2, {"default/bench-7"})
 
 
 @pytest.mark.parametrize(
