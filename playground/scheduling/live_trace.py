@@ -3,11 +3,12 @@
 A page that watches registers a ``LiveWatch`` row (its pod's key, or "" for every pod) and
 renews it while its socket is open. The service asks ``refresh()`` every tick whether anyone
 watches, and keeps the ``LiveTrace`` among its frameworks' observers only while someone does
-(``SchedulerService._set_observers``): with nobody watching, the engine does not even call it. While it observes, it keeps the events of the watched pods and sends them (``flush``) as
-one ``trace.events`` message per pod (``broadcast.send_trace_events``), at most every
-``FLUSH_SECONDS`` on its own and at once when the service asks (the end of a tick, a debugger
-stop), so a page sees each extension point shortly after it completes, not once the attempt is
-stored.
+(``SchedulerService._set_observers``): with nobody watching, the engine does not even call it.
+While it observes, it keeps the events of the watched pods and sends them (``flush``), at most
+every ``FLUSH_SECONDS`` on its own and at once when the service asks (the end of a tick, a
+debugger stop): one ``trace.events`` message per watched pod to its page, and one for the
+attempt under way to the debugger page (``broadcast.send_trace_events``), so a page sees each
+extension point shortly after it completes, not once the attempt is stored.
 
 The attempt number comes from the scheduler's current cycle (``Scheduler.current_cycle``, the
 queue's count of the pod's attempts, as a debugger stop gives it), not from counting PreFilter
@@ -64,6 +65,8 @@ class LiveTrace:
         """pod key -> the batch its next events join."""
         self._last: dict[str, tuple[str, int | None]] = {}
         """pod key -> (uid, attempt) of its latest event: for events outside its cycle."""
+        self._latest: _Batch | None = None
+        """The batch the latest event joined: the attempt under way, for the debugger page."""
 
     # ------------------------------------------------------------------------------------------
     # Who watches
@@ -140,12 +143,13 @@ class LiveTrace:
         attempt (PreEnqueue's events join the attempt that follows them)."""
         batch = self._filling.get(pod)
         if batch is not None and batch.uid == uid and batch.attempt == attempt:
-            return batch
-        if batch is not None and batch.attempt is None and batch.uid in (uid, ""):
+            pass
+        elif batch is not None and batch.attempt is None and batch.uid in (uid, ""):
             batch.uid, batch.attempt = uid, attempt  # the pod's PreEnqueue, then its attempt
-            return batch
-        batch = self._filling[pod] = _Batch(pod, uid, attempt)
-        self._batches.append(batch)
+        else:
+            batch = self._filling[pod] = _Batch(pod, uid, attempt)
+            self._batches.append(batch)
+        self._latest = batch
         return batch
 
     # ------------------------------------------------------------------------------------------
@@ -161,14 +165,22 @@ class LiveTrace:
             return 0
         self._flushed = now
         batches, self._batches, self._filling = self._batches, [], {}
+        sent = 0
         for batch in batches:
-            broadcast.send_trace_events(
-                self.workspace_id,
-                batch.pod,
-                batch.uid,
-                batch.attempt,
-                batch.events,
-                to_pod=batch.pod in self._pods,
-                to_debugger=self._everyone,
-            )
-        return len(batches)
+            # The debugger page follows the attempt under way: of a burst of pods it gets the
+            # latest one's events, one message a flush, not one per pod (which would flood its
+            # channel layer's queue and make every page of its web process miss updates).
+            to_pod = batch.pod in self._pods
+            to_debugger = self._everyone and batch is self._latest
+            if to_pod or to_debugger:
+                broadcast.send_trace_events(
+                    self.workspace_id,
+                    batch.pod,
+                    batch.uid,
+                    batch.attempt,
+                    batch.events,
+                    to_pod=to_pod,
+                    to_debugger=to_debugger,
+                )
+                sent += 1
+        return sent

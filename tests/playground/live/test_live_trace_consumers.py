@@ -117,7 +117,11 @@ def test_other_workspace_views_take_every_workspace_message_and_show_no_live_tra
         send(workspace, 1, [point("preFilter")], debugger=True)  # not a group it joined
         active = [{"pod": "default/a", "uid": "ua", "priority": 5, "attempts": 1}]
         status = {"queue": {"active": active}, "waitingPods": [], "queueSizes": []}
-        broadcast.send_status(workspace.pk, status)
+        # Sent on this loop (the consumer's): broadcast.send would pick the sender thread's
+        # loop while the consumer is busy with debug.stop, and the in-memory layer's queue,
+        # not thread-safe, may then not wake the consumer up.
+        message = {"type": broadcast.QUEUE_STATUS, "status": status}
+        await get_channel_layer().group_send(broadcast.workspace_group(workspace.pk), message)
         html = await ws.receive_from(timeout=5)  # the socket lived through debug.stop
         return html, await ws.receive_nothing(timeout=0.3)
 

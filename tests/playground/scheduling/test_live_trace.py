@@ -147,19 +147,20 @@ def test_a_deleted_watch_stops_the_stream_within_a_second(started, workspace, cl
     assert not observed(service)
 
 
-def test_a_workspace_watch_gets_every_pod_on_the_debugger_group(
+def test_a_workspace_watch_gets_the_attempt_under_way_on_the_debugger_group(
     started, workspace, cluster, clock, sent
 ):
     watch(workspace, clock)
     watch(workspace, clock, "default/b", channel="b-page")
     service = started()
-    cluster.add(pod_manifest("a"))
-    cluster.add(pod_manifest("b"))
-
-    assert service.tick()
-
     debugger = broadcast.debugger_group(workspace.pk)
     assert debugger == f"debugger-{workspace.pk}"
+
+    cluster.add(pod_manifest("a"))
+    assert service.tick()
+    cluster.add(pod_manifest("b"))
+    assert service.tick()
+
     sent_to = [(group, m["pod"]) for group, m in trace_messages(sent)]
     assert sorted(sent_to) == sorted(
         [
@@ -170,6 +171,26 @@ def test_a_workspace_watch_gets_every_pod_on_the_debugger_group(
     )
     for _, message in trace_messages(sent):
         assert points(message) == SCHEDULING_CYCLE + BINDING_CYCLE_HERE
+
+
+def test_of_a_burst_the_debugger_group_gets_the_latest_pod_once_a_flush(
+    started, workspace, cluster, clock, sent
+):
+    """One message a flush, not one per pod: a burst would flood the page's channel queue."""
+    watch(workspace, clock)
+    watch(workspace, clock, "default/a", channel="a-page")
+    service = started()
+    for name in ("a", "b", "c"):
+        cluster.add(pod_manifest(name))
+
+    assert service.tick()  # the fake clock stands still: one flush for the three pods
+
+    debugger = broadcast.debugger_group(workspace.pk)
+    [(_, latest)] = [(g, m) for g, m in trace_messages(sent) if g == debugger]
+    assert latest["pod"] in ("default/a", "default/b", "default/c")
+    assert points(latest) == SCHEDULING_CYCLE + BINDING_CYCLE_HERE
+    to_pages = [(g, m["pod"]) for g, m in trace_messages(sent) if g != debugger]
+    assert to_pages == [(broadcast.pod_group(workspace.pk, "uid-a"), "default/a")]
 
 
 def test_the_messages_reach_the_debugger_pages_channel(
