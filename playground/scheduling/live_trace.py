@@ -44,7 +44,12 @@ class _Batch:
     pod: str
     uid: str
     attempt: int | None
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[TraceEvent | dict[str, Any]] = field(default_factory=list)
+    """The engine's events as they came (converted to JSON only if sent), and the binding
+    task's, already JSON."""
+
+    def json_events(self) -> list[dict[str, Any]]:
+        return [e.to_dict() if isinstance(e, TraceEvent) else e for e in self.events]
 
 
 class LiveTrace:
@@ -110,7 +115,7 @@ class LiveTrace:
         if not (self._everyone or event.pod in self._pods):
             return
         uid, attempt = self._attempt_of(event)
-        self._batch(event.pod, uid, attempt).events.append(event.to_dict())
+        self._batch(event.pod, uid, attempt).events.append(event)
         if event.kind == EXTENSION_POINT:
             self.flush()
 
@@ -178,7 +183,7 @@ class LiveTrace:
                     batch.pod,
                     batch.uid,
                     batch.attempt,
-                    batch.events,
+                    batch.json_events(),
                     to_pod=to_pod,
                     to_debugger=to_debugger,
                 )
