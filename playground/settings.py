@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "playground.scheduling",
     "playground.live",
     "playground.front",
+    "playground.clusters",
 ]
 
 MIDDLEWARE = [
@@ -159,6 +160,10 @@ EMBEDDED_WORKER = envbool("EMBEDDED_WORKER", "False" if REDIS_URL else "True")
 SCHEDULER_LEASE_SECONDS = envint("SCHEDULER_LEASE_SECONDS", 15)
 DEBUGGER_STOP_SECONDS = envint("DEBUGGER_STOP_SECONDS", 600)
 """How long the scheduler waits at a debugger stop nobody answers before it continues."""
+
+ENCRYPTION_KEY_FILE = Path(os.getenv("ENCRYPTION_KEY_FILE", BASE_DIR / "var" / "encryption.key"))
+"""The embedded mode's key for credentials at rest, made on first use. PLAYGROUND_ENCRYPTION_KEY
+or PLAYGROUND_SECRET_KEY_FILE come first; production requires one (playground.clusters.encryption)."""
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -18,5 +18,6 @@ class FaviconView(RedirectView):
 urlpatterns = [
     path("favicon.ico", FaviconView.as_view()),
     path("admin/", admin.site.urls),
+    path("connections/", include("playground.clusters.urls")),
     path("", include("playground.front.urls")),
 ]

@@ -1,0 +1,162 @@
+"""``manage.py cluster add|list|test|remove|rotate``: connections from the command line.
+
+``add`` reads a kubeconfig file (``-`` for stdin), checks it as the page does and tests it
+before storing; one whose test fails is stored only with ``--save-anyway``. Nothing here
+prints a credential: only names, servers, contexts and the test's answers.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from playground.clusters.access import AccessReport, needs_of
+from playground.clusters.connecting import (
+    Target,
+    create_connection,
+    probe,
+    retest,
+    target_from_text,
+)
+from playground.clusters.encryption import EncryptionKeyError, rotate
+from playground.clusters.forms import FollowFields
+from playground.clusters.kubeconfig import KubeconfigError
+from playground.clusters.models import ClusterConnection
+
+
+class Command(BaseCommand):
+    help = "Adds, lists, tests and removes connections to live clusters."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True)
+        add = actions.add_parser("add", help="test and store a connection")
+        add.add_argument("name")
+        add.add_argument("--owner", required=True, help="the user it belongs to")
+        source = add.add_mutually_exclusive_group(required=True)
+        source.add_argument("--kubeconfig", help="a kubeconfig file, - for stdin")
+        source.add_argument(
+            "--in-cluster", action="store_true", help="the service account of this pod"
+        )
+        add.add_argument("--context", default="", help="default: current-context")
+        add.add_argument("--namespaces", default="", help="to follow, comma separated")
+        add.add_argument("--selector", default="", help="label selector of what to follow")
+        add.add_argument(
+            "--save-anyway", action="store_true", help="store it even if the test fails"
+        )
+        actions.add_parser("list", help="every connection")
+        for name, text in (("test", "Test connection"), ("remove", "delete a connection")):
+            action = actions.add_parser(name, help=text)
+            action.add_argument("name")
+            action.add_argument("--owner", default="", help="when several users use the name")
+        actions.add_parser("rotate", help="re-encrypt every kubeconfig with the current key")
+
+    def handle(self, *args: Any, action: str, **options: Any) -> None:
+        getattr(self, f"_{action}")(**options)
+
+    def _add(self, *, name: str, owner: str, kubeconfig: str | None, in_cluster: bool,
+             context: str, namespaces: str, selector: str, save_anyway: bool,
+             **options: Any) -> None:  # fmt: skip
+        user = self._user(owner)
+        form = FollowFields()
+        form.cleaned_data = {"namespaces": namespaces, "label_selector": selector}
+        try:
+            namespaces = form.clean_namespaces()
+            selector = form.clean_label_selector()
+        except Exception as err:
+            raise CommandError(" ".join(getattr(err, "messages", [str(err)]))) from None
+        if ClusterConnection.objects.filter(owner=user, name=name).exists():
+            raise CommandError(f'{owner} already has a connection named "{name}"')
+        try:
+            target = Target(in_cluster=True) if in_cluster else self._target(kubeconfig, context)
+        except KubeconfigError as err:
+            raise CommandError(str(err)) from None
+        report = probe(target)
+        self._print_report(report, needs_of(False, False))
+        if not report.reached and not save_anyway:
+            raise CommandError("not saved: Test connection failed (--save-anyway stores it)")
+        connection = create_connection(
+            user, name, target, report, namespaces=namespaces, label_selector=selector
+        )
+        self.stdout.write(f'Connection "{connection.name}" saved (id {connection.pk}).')
+
+    def _list(self, **options: Any) -> None:
+        for connection in ClusterConnection.objects.select_related("owner", "workspace"):
+            report = AccessReport.from_dict(connection.last_test)
+            tested = (
+                "never tested"
+                if report is None
+                else (f"failed: {report.problem}" if report.problem else report.version)
+            )
+            where = (
+                "in-cluster"
+                if connection.in_cluster
+                else (f"{connection.server} context {connection.context}")
+            )
+            self.stdout.write(
+                f"{connection.pk}\t{connection.name}\t{connection.owner.get_username()}\t"
+                f"{where}\t{connection.workspace or '-'}\t{tested}"
+            )
+
+    def _test(self, *, name: str, owner: str, **options: Any) -> None:
+        connection = self._connection(name, owner)
+        report = retest(connection)
+        self._print_report(report, needs_of(connection.second_scheduler, connection.preemption))
+        if not report.reached:
+            raise CommandError("Test connection failed")
+
+    def _remove(self, *, name: str, owner: str, **options: Any) -> None:
+        connection = self._connection(name, owner)
+        connection.delete()
+        self.stdout.write(f'Connection "{name}" removed.')
+
+    def _rotate(self, **options: Any) -> None:
+        count = 0
+        with transaction.atomic():
+            for connection in ClusterConnection.objects.select_for_update().exclude(
+                kubeconfig_encrypted=""
+            ):
+                try:
+                    connection.kubeconfig_encrypted = rotate(connection.kubeconfig_encrypted)
+                except EncryptionKeyError as err:
+                    raise CommandError(f'connection "{connection.name}": {err}') from None
+                connection.save(update_fields=["kubeconfig_encrypted"])
+                count += 1
+        self.stdout.write(f"{count} kubeconfig(s) re-encrypted with the current key.")
+
+    def _target(self, path: str | None, context: str) -> Target:
+        try:
+            text = sys.stdin.read() if path == "-" else open(path or "").read()  # noqa: SIM115
+        except OSError as err:
+            raise CommandError(f"--kubeconfig: cannot read {path}: {err.strerror}") from None
+        return target_from_text(text, context)
+
+    def _user(self, username: str) -> Any:
+        try:
+            return get_user_model().objects.get_by_natural_key(username)
+        except get_user_model().DoesNotExist:
+            raise CommandError(f'--owner: no user "{username}"') from None
+
+    def _connection(self, name: str, owner: str) -> ClusterConnection:
+        connections = ClusterConnection.objects.filter(name=name)
+        if owner:
+            connections = connections.filter(owner=self._user(owner))
+        found = list(connections[:2])
+        if not found:
+            raise CommandError(f'no connection named "{name}"')
+        if len(found) > 1:
+            raise CommandError(f'several users have a connection named "{name}": give --owner')
+        return found[0]
+
+    def _print_report(self, report: AccessReport, needs: tuple[str, ...]) -> None:
+        if report.problem:
+            self.stderr.write(f"Test connection: {report.problem}")
+            return
+        self.stdout.write(f"Server version {report.version}")
+        for answer in report.answers:
+            verdict = "allowed" if answer.allowed else "DENIED"
+            used = "" if answer.needed_for in needs else " (off)"
+            self.stdout.write(f"  {verdict:8} {answer.label}  [{answer.needed_for}{used}]")

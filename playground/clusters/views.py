@@ -1,0 +1,118 @@
+"""The connections pages under ``/connections/``: list, new, detail with Test connection,
+settings, delete. A connection holds its owner's credentials: only they (and superusers) see
+it; everyone else gets a 404.
+
+New connections are tested before they are stored. One whose test fails (unreachable, TLS,
+401...) is stored only when its owner, shown the failure, ticks "Save anyway": nothing is
+half-created behind their back. A kubeconfig that fails its checks is never stored.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from playground.clusters.access import AccessReport, needs_of
+from playground.clusters.connecting import create_connection, probe, retest
+from playground.clusters.forms import ConnectionForm, SettingsForm
+from playground.clusters.models import ClusterConnection
+
+
+def connections_of(user: object) -> QuerySet[ClusterConnection]:
+    queryset = ClusterConnection.objects.select_related("owner", "workspace")
+    return queryset if user.is_superuser else queryset.filter(owner=user)
+
+
+def owned(request: HttpRequest, pk: int) -> ClusterConnection:
+    connection = get_object_or_404(ClusterConnection, pk=pk)
+    if not connection.can_access(request.user):
+        raise Http404("No connection matches the given query.")
+    return connection
+
+
+@login_required
+def connection_list(request: HttpRequest) -> HttpResponse:
+    connections = [
+        (connection, AccessReport.from_dict(connection.last_test))
+        for connection in connections_of(request.user)
+    ]
+    return render(request, "clusters/list.html", {"connections": connections})
+
+
+@login_required
+def connection_new(request: HttpRequest) -> HttpResponse:
+    form = ConnectionForm(request.POST or None, request.FILES or None, owner=request.user)
+    report = None
+    if request.method == "POST" and form.is_valid():
+        report = probe(form.target)
+        if report.reached or form.cleaned_data["save_anyway"]:
+            connection = create_connection(
+                request.user,
+                form.cleaned_data["name"],
+                form.target,
+                report,
+                namespaces=form.cleaned_data["namespaces"],
+                label_selector=form.cleaned_data["label_selector"],
+            )
+            messages.success(request, f'Connection "{connection.name}" saved.')
+            return redirect(connection)
+    context = {"form": form, "report": report, "needs": needs_of(False, False)}
+    status = 422 if form.errors or report else 200
+    return render(request, "clusters/new.html", context, status=status)
+
+
+@login_required
+def connection_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    connection = owned(request, pk)
+    report = AccessReport.from_dict(connection.last_test)
+    return render(request, "clusters/detail.html", _detail_context(connection, report))
+
+
+@login_required
+@require_POST
+def connection_test(request: HttpRequest, pk: int) -> HttpResponse:
+    connection = owned(request, pk)
+    report = retest(connection)
+    return render(request, "clusters/detail.html", _detail_context(connection, report))
+
+
+@login_required
+def connection_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    connection = owned(request, pk)
+    form = SettingsForm(request.POST or None, request.FILES or None, instance=connection)
+    if request.method == "POST" and form.is_valid():
+        connection = form.save()
+        if form.target is not None:
+            retest(connection)
+        messages.success(request, f'Connection "{connection.name}" updated.')
+        return redirect(connection)
+    report = AccessReport.from_dict(connection.last_test)
+    context = {
+        "connection": connection,
+        "form": form,
+        "denied": report.denied(needs_of(True, True)) if report else [],
+    }
+    return render(request, "clusters/edit.html", context, status=422 if form.errors else 200)
+
+
+@login_required
+def connection_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    connection = owned(request, pk)
+    if request.method == "POST":
+        name = connection.name
+        connection.delete()
+        messages.success(request, f'Connection "{name}" deleted.')
+        return redirect("connections")
+    return render(request, "clusters/delete.html", {"connection": connection})
+
+
+def _detail_context(connection: ClusterConnection, report: AccessReport | None) -> dict:
+    return {
+        "connection": connection,
+        "report": report,
+        "needs": needs_of(connection.second_scheduler, connection.preemption),
+    }
