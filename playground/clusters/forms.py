@@ -58,6 +58,7 @@ class KubeconfigFields(forms.Form):
 
     kubeconfig = forms.CharField(
         required=False,
+        strip=False,
         widget=SecretTextarea(attrs={"rows": 12, "spellcheck": "false", "autocomplete": "off"}),
         help_text="Paste it (kubectl config view --raw --flatten --minify).",
     )
