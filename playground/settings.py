@@ -163,7 +163,7 @@ DEBUGGER_STOP_SECONDS = envint("DEBUGGER_STOP_SECONDS", 600)
 
 ENCRYPTION_KEY_FILE = Path(os.getenv("ENCRYPTION_KEY_FILE", BASE_DIR / "var" / "encryption.key"))
 """The embedded mode's key for credentials at rest, made on first use. PLAYGROUND_ENCRYPTION_KEY
-or PLAYGROUND_SECRET_KEY_FILE come first; production requires one (playground.clusters.encryption)."""
+or PLAYGROUND_SECRET_KEY_FILE come first; production requires one (see clusters.encryption)."""
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
