@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kubernetes import client, config
+from kubernetes import config
 from kubernetes.client import ApiClient
 from kubernetes.dynamic import DynamicClient
 
@@ -111,11 +111,13 @@ class LocalKubeApi(KubeApi):
         return self.users[user]
 
     def create(self, manifest: dict) -> dict:
-        """Store an object directly (no HTTP), filled in as the server would; namespaced
-        objects without a namespace go to ``self.namespace``, as on a real cluster."""
+        """Store an object directly (no HTTP), filled in as the server would but keeping any
+        ``status`` given (a pod Running on a node, say); namespaced objects without a
+        namespace go to ``self.namespace``, as on a real cluster."""
         resource = resource_for_kind(manifest["kind"], manifest.get("apiVersion"))
         namespace = manifest.get("metadata", {}).get("namespace", self.namespace)
-        return self.store.create(resource, namespace if resource.namespaced else "", manifest)
+        namespace = namespace if resource.namespaced else ""
+        return self.store.create(resource, namespace, manifest, keep_status=True)
 
     def objects(self, kind: str, namespace: str | None = None, api_version: str | None = None):
         """The stored objects of a kind (``Event`` is core/v1 unless api_version says else)."""
@@ -206,6 +208,13 @@ class RealKubeApi(KubeApi):
         obj = api.create(body=manifest, namespace=meta.get("namespace")).to_dict()
         if not resource.namespaced:
             self.created.append(obj)
+        if manifest.get("status") and resource.has_status:
+            obj = api.status.patch(
+                body={"status": manifest["status"]},
+                name=obj["metadata"]["name"],
+                namespace=meta.get("namespace"),
+                content_type="application/merge-patch+json",
+            ).to_dict()
         return obj
 
     def objects(self, kind: str, namespace: str | None = None, api_version: str | None = None):
@@ -233,11 +242,11 @@ class RealKubeApi(KubeApi):
         pytest.skip("the request log exists only on the test API server")
 
     def close(self) -> None:
-        core = client.CoreV1Api(self.admin)
+        """Delete what the test created: its nodes and other cluster-scoped objects, and its
+        namespaces, which takes their contents with them."""
         for obj in reversed(self.created):
             resource = resource_for_kind(obj["kind"], obj["apiVersion"])
             self._dynamic(resource).delete(name=obj["metadata"]["name"])
-        core.delete_namespace(self.namespace)
 
 
 def _named(entries: list[dict], name: str) -> dict:

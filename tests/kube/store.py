@@ -128,7 +128,11 @@ class Store:
 
     # --- writes ----------------------------------------------------------------------------
 
-    def create(self, resource: Resource, namespace: str, body: dict) -> dict:
+    def create(
+        self, resource: Resource, namespace: str, body: dict, keep_status: bool = False
+    ) -> dict:
+        """Create as the registry does; a pod's status starts Pending unless ``keep_status``
+        (test setup writing straight to the store, as a kubelet's later status would)."""
         with self.changed:
             obj = stored(resource, copy.deepcopy(body))
             meta = obj.setdefault("metadata", {})
@@ -152,6 +156,8 @@ class Store:
                 meta["namespace"] = namespace
             if "spec" in obj or resource.kind in ("Pod", "ReplicaSet", "StatefulSet"):
                 meta["generation"] = 1
+            if resource.kind == "Pod" and not keep_status:
+                obj["status"] = {"phase": "Pending"}
             self._admit(resource, obj)
             return present(resource, self._write(resource, key, obj))
 

@@ -16,10 +16,14 @@ import urllib3
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
-from tests.kube.fixtures import PREFIX, LocalKubeApi
+from tests.kube.fixtures import PREFIX, LocalKubeApi, RealKubeApi
 from tests.kube.tls import make_certificates
 
 WATCH_SECONDS = 5
+
+
+NO_SCHEDULER = f"{PREFIX}nobody"
+"""No scheduler serves this name, so on a real cluster nothing but the test touches the pods."""
 
 
 def pod(name: str, **spec) -> dict:
@@ -27,7 +31,11 @@ def pod(name: str, **spec) -> dict:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "labels": spec.pop("labels", {})},
-        "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}], **spec},
+        "spec": {
+            "schedulerName": NO_SCHEDULER,
+            "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
+            **spec,
+        },
     }
 
 
@@ -469,3 +477,33 @@ def test_events_created_through_events_k8s_io_read_back_as_core_events(kube_api,
     [event] = core.list_namespaced_event(ns).items
     assert (event.reason, event.involved_object.name) == ("Scheduled", "e1")
     assert event.message == f"Successfully assigned {ns}/e1 to {PREFIX}n1"
+
+
+def test_the_real_cluster_stand_in_works_through_the_client_on_pg_test_objects_only(
+    kube_api, tmp_path
+):
+    if not isinstance(kube_api, LocalKubeApi):
+        pytest.skip("checks RealKubeApi against the test server")
+    path = tmp_path / "kubeconfig"
+    path.write_text(kube_api.kubeconfig_text())
+    kube_api.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "not-ours"}})
+    real = RealKubeApi(str(path))
+    assert real.namespace.startswith(PREFIX) and real.namespace != kube_api.namespace
+
+    real.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"{PREFIX}n1"}})
+    running = pod("r1", nodeName=f"{PREFIX}n1")
+    running["status"] = {"phase": "Running"}
+    real.create(running)
+    assert [n["metadata"]["name"] for n in real.objects("Node")] == [f"{PREFIX}n1"]
+    [stored] = kube_api.objects("Pod", real.namespace)
+    assert (stored["spec"]["nodeName"], stored["status"]["phase"]) == (f"{PREFIX}n1", "Running")
+    with pytest.raises(ValueError, match=PREFIX):
+        real.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "theirs"}})
+    with pytest.raises(pytest.skip.Exception):
+        real.drop_watches()
+
+    real.close()
+    assert [n["metadata"]["name"] for n in kube_api.objects("Node")] == ["not-ours"]
+    names = {ns["metadata"]["name"] for ns in kube_api.objects("Namespace")}
+    assert real.namespace not in names and kube_api.namespace in names
+    assert kube_api.objects("Pod", real.namespace) == []
