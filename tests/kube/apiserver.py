@@ -25,7 +25,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from tests.kube.resources import ApiError, Attributes, Resource, bad_request, unauthorized
+from tests.kube.resources import (
+    ApiError,
+    Attributes,
+    Resource,
+    bad_request,
+    expired,
+    unauthorized,
+)
 from tests.kube.routes import Router, parse_bool
 from tests.kube.store import Change, Store, present
 from tests.kube.tls import Certificates, make_certificates
@@ -61,7 +68,8 @@ class Watch:
 
     handler: BaseHTTPRequestHandler
     drop: str = ""
-    """"" while open; "clean" ends the chunked stream, "abrupt" cuts the connection."""
+    """"" while open; "clean" ends the chunked stream, "abrupt" cuts the connection,
+    "expire" sends a 410 ERROR event first."""
 
 
 @dataclass
@@ -189,11 +197,20 @@ class ApiServer:
     def drop_watches(self, clean: bool = True) -> int:
         """End every open watch stream: ``clean`` finishes the chunked body (the client's
         stream ends), otherwise the connection is cut mid-stream. Returns how many."""
+        return self._end_watches("clean" if clean else "abrupt")
+
+    def expire_watches(self) -> int:
+        """Compact, and end every open watch with the ERROR event (410 Expired) a watcher
+        gets when etcd compacts past it: the client must list again. Returns how many."""
+        self.store.compact()
+        return self._end_watches("expire")
+
+    def _end_watches(self, how: str) -> int:
         with self.lock:
             watches = list(self.watches)
         for watch in watches:
-            watch.drop = "clean" if clean else "abrupt"
-            if not clean:
+            watch.drop = how
+            if how == "abrupt":
                 _cut(watch.handler.connection)
         with self.store.changed:
             self.store.changed.notify_all()
@@ -335,6 +352,8 @@ class _Handler(BaseHTTPRequestHandler):
         watch = Watch(self)
         deadline = time.monotonic() + float(query.get("timeoutSeconds") or DEFAULT_WATCH_SECONDS)
         bookmarks = parse_bool(query.get("allowWatchBookmarks"))
+        rv = query.get("resourceVersion", "")
+        start = None if rv in ("", "0") else _parse_rv(rv)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Cache-Control", "no-cache, private")
@@ -343,7 +362,10 @@ class _Handler(BaseHTTPRequestHandler):
         with self.api.lock:
             self.api.watches.append(watch)
         try:
-            self._watch_loop(watch, resource, namespace, query, match, deadline, bookmarks)
+            cursor = self._watch_loop(watch, resource, namespace, start, match, deadline, bookmarks)
+            if watch.drop == "expire":
+                why = f"too old resource version: {cursor} ({self.api.store.compacted})"
+                self._event({"type": "ERROR", "object": expired(why).status()})
         except (OSError, ValueError):
             watch.drop = "abrupt"
         finally:
@@ -353,21 +375,21 @@ class _Handler(BaseHTTPRequestHandler):
             if watch.drop != "abrupt":
                 self._chunk(b"", final=True)
 
-    def _watch_loop(self, watch, resource, namespace, query, match, deadline, bookmarks) -> None:
+    def _watch_loop(self, watch, resource, namespace, start, match, deadline, bookmarks) -> int:
+        """Send events until the deadline or a fault; returns the revision reached."""
         store = self.api.store
-        rv_param = query.get("resourceVersion", "")
         with store.changed:
-            if rv_param in ("", "0"):
+            if start is None:
                 items, cursor, _, _ = store.list(resource, namespace, match)
             else:
-                cursor, items = _parse_rv(rv_param), []
+                cursor, items = start, []
         for item in items:
             self._event({"type": "ADDED", "object": item})
         last_bookmark = time.monotonic()
         while not watch.drop:
             left = deadline - time.monotonic()
             if left <= 0:
-                return
+                return cursor
             next_bookmark = last_bookmark + self.api.bookmark_interval - time.monotonic()
             with store.changed:
                 try:
@@ -381,7 +403,7 @@ class _Handler(BaseHTTPRequestHandler):
                     store.changed.wait(min(left, next_bookmark if bookmarks else left))
             if error is not None:
                 self._event({"type": "ERROR", "object": error.status()})
-                return
+                return cursor
             for change in changes:
                 event = _event_for(change, resource, namespace, match)
                 if event and not watch.drop:
@@ -390,6 +412,7 @@ class _Handler(BaseHTTPRequestHandler):
             if bookmarks and time.monotonic() - last_bookmark >= self.api.bookmark_interval:
                 self._event(_bookmark(resource, cursor))
                 last_bookmark = time.monotonic()
+        return cursor
 
     def _event(self, event: dict) -> None:
         self._chunk(json.dumps(event, separators=(",", ":")).encode() + b"\n")

@@ -136,6 +136,9 @@ class LocalKubeApi(KubeApi):
     def compact(self) -> int:
         return self.server.compact()
 
+    def expire_watches(self) -> int:
+        return self.server.expire_watches()
+
     def restart(self, compact: bool = False) -> None:
         self.server.restart(compact)
 
@@ -235,7 +238,7 @@ class RealKubeApi(KubeApi):
         pytest.skip("fault injection needs the test API server, not a real cluster")
 
     drop_watches = compact = restart = stop = start = slow = deny = _fault
-    allow_all = expire_token = _fault
+    allow_all = expire_token = expire_watches = _fault
 
     @property
     def requests(self):

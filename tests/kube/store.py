@@ -115,7 +115,7 @@ class Store:
         with self.changed:
             if rv < self.compacted:
                 raise expired(f"too old resource version: {rv} ({self.compacted})")
-            start = bisect.bisect_right([c.rv for c in self.history], rv)
+            start = bisect.bisect_right(self.history, rv, key=lambda change: change.rv)
             return self.history[start:]
 
     def compact(self) -> int:

@@ -214,6 +214,16 @@ def test_a_cut_stream_raises_in_the_client(kube_api, core):
     assert len(errors) == 1 and isinstance(errors[0], urllib3.exceptions.ProtocolError)
 
 
+def test_an_open_watch_expired_mid_stream_raises_410_in_the_client(kube_api, core):
+    core.create_namespaced_pod(kube_api.namespace, pod("e1"))
+    thread, events, errors = watch_in_thread(core, kube_api.namespace)
+    assert kube_api.expire_watches() == 1
+    thread.join(WATCH_SECONDS)
+    assert not thread.is_alive() and [e["type"] for e in events] == ["ADDED"]
+    assert len(errors) == 1 and errors[0].status == 410
+    assert errors[0].reason.startswith("Expired: too old resource version: ")
+
+
 def binding(name: str, node: str, uid: str | None = None) -> dict:
     meta = {"name": name, **({"uid": uid} if uid else {})}
     return {"apiVersion": "v1", "kind": "Binding", "metadata": meta, "target": {"name": node}}
