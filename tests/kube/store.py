@@ -143,8 +143,11 @@ class Store:
                 raise ApiError(
                     422,
                     "Invalid",
-                    f'{resource.kind} in version "{resource.version}" cannot be handled as a '
-                    f"{resource.kind}: name or generateName is required",
+                    f'{resource.kind} "" is invalid: metadata.name: Required value: name or '
+                    "generateName is required",
+                    {"kind": resource.kind, "group": resource.group}
+                    if resource.group
+                    else {"kind": resource.kind},
                 )
             key = (namespace if resource.namespaced else "", meta["name"])
             if key in self._bucket(resource):
