@@ -1,20 +1,16 @@
 """Every connection test has its own encryption key and no exec switch set.
 
 The ``kube_api`` fixture (the Kubernetes API server for tests, tests/kube/) is imported here
-when it exists; tests/playground/clusters/test_with_api_server.py is skipped until then.
+for tests/playground/clusters/test_with_api_server.py.
 """
 
 from __future__ import annotations
-
-import contextlib
 
 import pytest
 
 from playground.clusters.encryption import KEY_ENV, KEY_FILE_ENV, generate_key
 from playground.clusters.kubeconfig import ALLOW_EXEC_ENV
-
-with contextlib.suppress(ImportError):
-    from tests.kube.fixtures import kube_api  # noqa: F401  (a fixture, used by name)
+from tests.kube.fixtures import kube_api  # noqa: F401  (a fixture, used by name)
 
 
 @pytest.fixture(autouse=True)

@@ -20,12 +20,10 @@ DENIED = ("create pods/binding", "delete pods")
 
 
 @pytest.fixture
-def api_server(request):
-    """``kube_api``, or a skip until tests/kube/ provides it."""
-    try:
-        return request.getfixturevalue("kube_api")
-    except pytest.FixtureLookupError:
-        pytest.skip("the kube_api fixture (tests/kube/, issue 12) is not here yet")
+def api_server(kube_api):
+    """The Kubernetes API server for tests (tests/kube/), or a real cluster with
+    PLAYGROUND_TEST_KUBECONFIG."""
+    return kube_api
 
 
 @pytest.fixture
@@ -53,7 +51,7 @@ def test_the_version_and_every_permission_allowed_or_denied(denying):
 def test_a_wrong_or_expired_token_is_401(api_server):
     text = kubeconfig(server=api_server.url, ca_pem=api_server.ca_pem, token="wrong-token")
     assert report_of(text).problem.startswith("401 Unauthorized: the API server rejected")
-    api_server.expire_token(api_server.token)
+    api_server.expire_token()  # the admin user's token
     assert report_of(api_server.kubeconfig_text()).problem.startswith("401 Unauthorized")
 
 
@@ -105,6 +103,6 @@ def test_the_command_prints_the_answers_and_no_token(user, denying, tmp_path):
     assert "DENIED   create pods/binding  [second scheduler (off)]" in text
     assert "allowed  list nodes  [mirror]" in text
     assert denying.token not in text
-    denying.expire_token(denying.token)
+    denying.expire_token()
     with pytest.raises(CommandError, match="Test connection failed"):
         call_command("cluster", "test", "lab", stdout=out, stderr=io.StringIO())
