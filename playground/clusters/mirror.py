@@ -1,0 +1,519 @@
+"""The mirror: a connected workspace follows its cluster with list + watch, as an informer.
+
+For every kind the engine reads, one *stream* per followed namespace (one for a cluster-scoped
+kind) lists the objects, keeps the list's resourceVersion, and watches from it with
+bookmarks. Every change is written through ``DatabaseCluster``, so the workspace's change log
+tells the scheduler service about it as about any edit.
+
+- ADDED / MODIFIED upsert, DELETED deletes. The cluster's resourceVersion of every object is
+  kept (``Stream.versions``): an event for a version already applied is not applied again.
+- 410 Gone (an ``ERROR`` event, or an ApiException 410) re-lists and reconciles: objects
+  that vanished are deleted, changed ones written, unchanged ones (same cluster version, or,
+  for objects stored before this mirror started, the same manifest) left alone.
+- A stream that ends (timeoutSeconds, or cut) is watched again from the kept version. Failed
+  calls (unreachable, 403, ...) set the kind's error and back off exponentially (capped) on
+  the injected clock; the other kinds go on.
+
+``step()`` makes one call per stream that is due (a list, or one watch of ``watch_seconds``),
+so tests drive the mirror without threads; ``run(stop_event)`` gives each stream a thread.
+
+Manifests are stored as the API gives them (the JSON of the response), without
+``metadata.managedFields``. The cluster's resourceVersion is not stored in the workspace (its
+objects' resourceVersion is the workspace's change id), only kept in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import urllib3.exceptions
+from django.db import close_old_connections
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+from kubernetes.watch.watch import iter_resp_lines
+
+from framework.api.errors import ObjectError
+from framework.api.loader import KINDS, parse_object
+from framework.api.meta import KubeObject
+from framework.util.clock import Clock
+from playground.clusters.kubeconfig import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
+from playground.clusters.models import ClusterConnection
+from playground.clusters.problems import describe
+from playground.workspaces.cluster import DatabaseCluster, manifest_of
+from playground.workspaces.models import Workspace
+
+logger = logging.getLogger(__name__)
+
+LIST_PAGE = 500
+"""Objects per list request (``limit``); the rest come with ``continue``."""
+WATCH_SECONDS = 300.0
+"""timeoutSeconds of a watch: upstream's reflector picks 5 to 10 minutes."""
+BACKOFF_SECONDS = 1.0
+BACKOFF_CAP_SECONDS = 60.0
+GONE = 410
+
+Key = tuple[str, str]
+"""(namespace, name) of an object ("" namespace for cluster-scoped ones)."""
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A kind the mirror follows, and where the API serves it."""
+
+    kind: str
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+
+    def path(self, namespace: str = "") -> str:
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        where = f"/namespaces/{namespace}" if namespace else ""
+        return f"{base}{where}/{self.plural}"
+
+    @property
+    def stored(self) -> bool:
+        """Whether the workspace can hold it (the engine's API layer parses the kind)."""
+        return self.kind in KINDS
+
+
+FOLLOWED: tuple[Followed, ...] = (
+    # Namespaces and classes first: pods are admitted against the PriorityClasses stored.
+    Followed("Namespace", "", "v1", "namespaces", False),
+    Followed("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False),
+    Followed("StorageClass", "storage.k8s.io", "v1", "storageclasses", False),
+    Followed("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False),
+    Followed("CSINode", "storage.k8s.io", "v1", "csinodes", False),
+    Followed("Node", "", "v1", "nodes", False),
+    Followed("PersistentVolume", "", "v1", "persistentvolumes", False),
+    Followed("PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True),
+    Followed("Service", "", "v1", "services", True),
+    Followed("ReplicationController", "", "v1", "replicationcontrollers", True),
+    Followed("ReplicaSet", "apps", "v1", "replicasets", True),
+    Followed("StatefulSet", "apps", "v1", "statefulsets", True),
+    Followed("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", True),
+    Followed("Pod", "", "v1", "pods", True),
+)
+FOLLOWED_KINDS = tuple(f.kind for f in FOLLOWED)
+
+
+class Gone(Exception):
+    """The kept resourceVersion is older than the server's history: list again."""
+
+
+@dataclass
+class Stream:
+    """One list + watch: a kind in one namespace ("" for all, or a cluster-scoped kind)."""
+
+    followed: Followed
+    namespace: str = ""
+    resource_version: str = ""
+    listed: bool = False
+    """False until a list has succeeded, and again after 410 Gone."""
+    versions: dict[Key, str] = field(default_factory=dict)
+    """The cluster's resourceVersion of every object of the stream the workspace holds."""
+    error: str = ""
+    failures: int = 0
+    retry_at: float = 0.0
+    relists: int = 0
+    skipped: dict[Key, str] = field(default_factory=dict)
+    """Objects the workspace refused (the engine cannot read them), with why."""
+    last_event_at: float | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.followed.kind} in {self.namespace}" if self.namespace else self.followed.kind
+
+
+class Mirror:
+    """Follows a connection's cluster into a workspace (see the module)."""
+
+    def __init__(
+        self,
+        connection: ClusterConnection,
+        workspace: Workspace | int,
+        api_client: ApiClient,
+        clock: Clock,
+        *,
+        kinds: Iterable[str] | None = None,
+        watch_seconds: float = WATCH_SECONDS,
+        backoff_seconds: float = BACKOFF_SECONDS,
+        backoff_cap_seconds: float = BACKOFF_CAP_SECONDS,
+    ) -> None:
+        self.connection = connection
+        self.workspace_id = workspace if isinstance(workspace, int) else workspace.pk
+        self.api_client = api_client
+        self.clock = clock
+        self.watch_seconds = watch_seconds
+        self.backoff_seconds = backoff_seconds
+        self.backoff_cap_seconds = backoff_cap_seconds
+        self.label_selector = connection.label_selector.strip()
+        wanted = set(kinds) if kinds is not None else set(FOLLOWED_KINDS)
+        unknown = wanted - set(FOLLOWED_KINDS)
+        if unknown:
+            raise ValueError(f"kinds: not followed by the mirror: {', '.join(sorted(unknown))}")
+        namespaces = connection.namespace_list() or [""]
+        self.streams: list[Stream] = [
+            Stream(followed, namespace)
+            for followed in FOLLOWED
+            if followed.kind in wanted
+            for namespace in (namespaces if followed.namespaced else [""])
+        ]
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    # ------------------------------------------------------------------------------------------
+    # Driving
+
+    def step(self) -> int:
+        """One call for every stream that is due: a list if it has none, else one watch of
+        ``watch_seconds``. Returns how many streams made a call."""
+        due = [stream for stream in self.streams if stream.retry_at <= self.clock.now()]
+        for stream in due:
+            self.step_stream(stream)
+        return len(due)
+
+    def sync(self) -> None:
+        """Lists every stream that has no list yet (the initial sync, without watching)."""
+        for stream in self.streams:
+            if not stream.listed and stream.retry_at <= self.clock.now():
+                self.step_stream(stream)
+
+    def run(self, stop_event: threading.Event) -> None:
+        """Follows the cluster until ``stop_event`` is set: a thread per stream. A stream stops
+        after its current watch ends (at most ``watch_seconds``)."""
+        threads = [
+            threading.Thread(
+                target=self._run_stream, args=(stream, stop_event), name=f"mirror {stream.label}"
+            )
+            for stream in self.streams
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def _run_stream(self, stream: Stream, stop_event: threading.Event) -> None:
+        try:
+            while not stop_event.is_set():
+                wait = stream.retry_at - self.clock.now()
+                if wait > 0:
+                    stop_event.wait(wait)
+                    continue
+                self.step_stream(stream)
+        finally:
+            close_old_connections()
+
+    def step_stream(self, stream: Stream) -> None:
+        """List or watch once; failures are the stream's error and back off."""
+        try:
+            if stream.listed:
+                self._watch(stream)
+            else:
+                self._list(stream)
+        except Gone:
+            self._gone(stream)
+        except ApiException as err:
+            if err.status == GONE:
+                self._gone(stream)
+            else:
+                self._failed(stream, err)
+        except (urllib3.exceptions.HTTPError, OSError) as err:
+            self._failed(stream, err)
+        else:
+            stream.error = ""
+            stream.failures = 0
+
+    # ------------------------------------------------------------------------------------------
+    # State
+
+    def state(self) -> dict[str, dict[str, Any]]:
+        """Per kind, for a page: cluster resourceVersion(s), objects, synced, last error."""
+        kinds: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            for stream in self.streams:
+                kind = kinds.setdefault(
+                    stream.followed.kind,
+                    {
+                        "kind": stream.followed.kind,
+                        "stored": stream.followed.stored,
+                        "resource_versions": {},
+                        "objects": 0,
+                        "synced": True,
+                        "error": "",
+                        "skipped": {},
+                        "relists": 0,
+                        "last_event_at": None,
+                    },
+                )
+                kind["resource_versions"][stream.namespace] = stream.resource_version
+                kind["objects"] += len(stream.versions)
+                kind["synced"] = kind["synced"] and stream.listed and not stream.error
+                kind["error"] = kind["error"] or (
+                    f"{stream.label}: {stream.error}" if stream.error else ""
+                )
+                kind["skipped"].update(
+                    {_describe_key(key): why for key, why in stream.skipped.items()}
+                )
+                kind["relists"] += stream.relists
+                if stream.last_event_at is not None:
+                    kind["last_event_at"] = max(kind["last_event_at"] or 0, stream.last_event_at)
+        return kinds
+
+    def status(self) -> str:
+        """``failing`` if a kind has an error, else ``syncing`` until every kind has a list."""
+        if any(stream.error for stream in self.streams):
+            return "failing"
+        if not all(stream.listed for stream in self.streams):
+            return "syncing"
+        return "synced"
+
+    # ------------------------------------------------------------------------------------------
+    # List
+
+    def _list(self, stream: Stream) -> None:
+        items, version = self._list_items(stream)
+        self._reconcile(stream, items)
+        stream.resource_version = version
+        stream.listed = True
+        stream.last_event_at = self.clock.now()
+
+    def _list_items(self, stream: Stream) -> tuple[list[dict[str, Any]], str]:
+        items: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            query = [("limit", LIST_PAGE)]
+            if token:
+                query.append(("continue", token))
+            page = json.loads(self._get(stream, query).data)
+            kind = stream.followed.kind
+            items.extend(_cleaned(item, kind, page.get("apiVersion", "")) for item in page["items"])
+            token = (page.get("metadata") or {}).get("continue") or ""
+            if not token:
+                return items, (page.get("metadata") or {}).get("resourceVersion", "")
+
+    def _reconcile(self, stream: Stream, items: list[dict[str, Any]]) -> None:
+        """Make the workspace hold exactly ``items`` for this stream, writing only changes."""
+        listed = {_key(item): item for item in items}
+        if not stream.followed.stored:
+            with self._lock:
+                stream.versions = {key: _version(item) for key, item in listed.items()}
+            return
+        cluster = self._cluster()
+        kind = stream.followed.kind
+        stored = {
+            (obj.namespace, obj.name): obj for obj in cluster.list(kind, stream.namespace or None)
+        }
+        writes, recreated = [], []
+        for key, item in listed.items():
+            current = stored.get(key)
+            if current is not None and self._unchanged(stream, key, item, current):
+                with self._lock:
+                    stream.versions[key] = _version(item)
+                continue
+            parsed = self._parse(stream, key, item)
+            if parsed is None:
+                continue
+            if current is not None and current.uid != parsed.uid:
+                recreated.append(current.uid)
+            writes.append((key, item, parsed))
+        vanished = [obj.uid for key, obj in stored.items() if key not in listed]
+        if vanished or recreated:
+            cluster.delete_many(kind, [*vanished, *recreated])
+        if writes:
+            cluster.add_many([parsed for _, _, parsed in writes])
+        with self._lock:
+            for key, item, _ in writes:
+                stream.versions[key] = _version(item)
+            for key in [key for key in stream.versions if key not in listed]:
+                del stream.versions[key]
+        if writes or vanished:
+            logger.info(
+                "mirror of connection %s: %s re-listed, %d written, %d deleted",
+                self.connection.pk,
+                stream.label,
+                len(writes),
+                len(vanished),
+            )
+
+    def _unchanged(self, stream: Stream, key: Key, item: dict[str, Any], current: Any) -> bool:
+        known = stream.versions.get(key)
+        if known is not None:
+            return known == _version(item) and current.uid == _uid(item)
+        # Stored before this mirror started: the same manifest is the same object.
+        try:
+            fresh = manifest_of(parse_object(item))
+        except ObjectError:
+            return False
+        return _comparable(fresh) == _comparable(manifest_of(current))
+
+    # ------------------------------------------------------------------------------------------
+    # Watch
+
+    def _watch(self, stream: Stream) -> None:
+        query = [
+            ("watch", "true"),
+            ("allowWatchBookmarks", "true"),
+            ("resourceVersion", stream.resource_version),
+            ("timeoutSeconds", _seconds(self.watch_seconds)),
+        ]
+        response = self._get(stream, query, read_timeout=self.watch_seconds + READ_TIMEOUT_SECONDS)
+        try:
+            for line in iter_resp_lines(response):
+                if line:
+                    self._event(stream, json.loads(line))
+        except urllib3.exceptions.ProtocolError:
+            # The stream was cut: the next step watches again from the kept version.
+            logger.info("mirror of connection %s: %s watch cut", self.connection.pk, stream.label)
+        finally:
+            response.release_conn()
+
+    def _event(self, stream: Stream, event: Mapping[str, Any]) -> None:
+        kind = event.get("type")
+        obj = event.get("object") or {}
+        if kind == "ERROR":
+            if obj.get("code") == GONE:
+                raise Gone(obj.get("message", ""))
+            raise ApiException(status=obj.get("code") or 500, reason=obj.get("message", ""))
+        version = _version(obj)
+        if kind == "BOOKMARK":
+            stream.resource_version = version
+            return
+        item = _cleaned(obj, stream.followed.kind, obj.get("apiVersion", ""))
+        key = _key(item)
+        if kind in ("ADDED", "MODIFIED"):
+            if stream.versions.get(key) != version:
+                self._upsert(stream, key, item)
+        elif kind == "DELETED":
+            self._delete(stream, key, item)
+        stream.resource_version = version
+        stream.last_event_at = self.clock.now()
+
+    def _upsert(self, stream: Stream, key: Key, item: dict[str, Any]) -> None:
+        if stream.followed.stored:
+            parsed = self._parse(stream, key, item)
+            if parsed is None:
+                return
+            cluster = self._cluster()
+            current = cluster.get(stream.followed.kind, key[1], key[0])
+            if current is not None and current.uid != parsed.uid:
+                cluster.delete(current)
+            cluster.add(parsed)
+        with self._lock:
+            stream.versions[key] = _version(item)
+
+    def _delete(self, stream: Stream, key: Key, item: dict[str, Any]) -> None:
+        with self._lock:
+            stream.versions.pop(key, None)
+            stream.skipped.pop(key, None)
+        if not stream.followed.stored:
+            return
+        cluster = self._cluster()
+        current = cluster.get(stream.followed.kind, key[1], key[0])
+        if current is not None:
+            cluster.delete(current)
+
+    # ------------------------------------------------------------------------------------------
+    # Helpers
+
+    def _get(self, stream: Stream, query: list[tuple[str, Any]], read_timeout: float = 0) -> Any:
+        """GET through the official client, returning the raw urllib3 response (plain JSON,
+        as the API gives it)."""
+        if self.label_selector:
+            query = [*query, ("labelSelector", self.label_selector)]
+        response, _, _ = self.api_client.call_api(
+            stream.followed.path(stream.namespace),
+            "GET",
+            query_params=query,
+            header_params={"Accept": "application/json"},
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _request_timeout=(CONNECT_TIMEOUT_SECONDS, read_timeout or READ_TIMEOUT_SECONDS),
+        )
+        return response
+
+    def _parse(self, stream: Stream, key: Key, item: dict[str, Any]) -> KubeObject | None:
+        try:
+            parsed = parse_object(item)
+        except ObjectError as err:
+            with self._lock:
+                stream.skipped[key] = str(err)
+            return None
+        with self._lock:
+            stream.skipped.pop(key, None)
+        return parsed
+
+    def _gone(self, stream: Stream) -> None:
+        logger.info(
+            "mirror of connection %s: %s expired (410 Gone), listing again",
+            self.connection.pk,
+            stream.label,
+        )
+        stream.listed = False
+        stream.relists += 1
+        stream.error = ""
+        stream.failures = 0
+
+    def _failed(self, stream: Stream, err: BaseException) -> None:
+        stream.error = describe(err, self.connection.server)
+        stream.failures += 1
+        delay = min(self.backoff_cap_seconds, self.backoff_seconds * 2 ** (stream.failures - 1))
+        stream.retry_at = self.clock.now() + delay
+        logger.warning(
+            "mirror of connection %s: %s failed (%s), retrying in %.0f s",
+            self.connection.pk,
+            stream.label,
+            stream.error,
+            delay,
+        )
+
+    def _cluster(self) -> DatabaseCluster:
+        """A DatabaseCluster per thread (an instance is meant for one thread)."""
+        cluster = getattr(self._local, "cluster", None)
+        if cluster is None:
+            cluster = self._local.cluster = DatabaseCluster(self.workspace_id)
+        return cluster
+
+
+def _cleaned(item: Mapping[str, Any], kind: str, api_version: str) -> dict[str, Any]:
+    """The object as stored: kind and apiVersion spelled out (a list's items lack them),
+    without managedFields (bookkeeping of server-side apply, large and never read)."""
+    cleaned = dict(item)
+    cleaned.setdefault("kind", kind)
+    if api_version:
+        cleaned.setdefault("apiVersion", api_version)
+    metadata = dict(cleaned.get("metadata") or {})
+    metadata.pop("managedFields", None)
+    cleaned["metadata"] = metadata
+    return cleaned
+
+
+def _key(item: Mapping[str, Any]) -> Key:
+    metadata = item.get("metadata") or {}
+    return metadata.get("namespace", ""), metadata.get("name", "")
+
+
+def _version(item: Mapping[str, Any]) -> str:
+    return (item.get("metadata") or {}).get("resourceVersion", "")
+
+
+def _uid(item: Mapping[str, Any]) -> str:
+    return (item.get("metadata") or {}).get("uid", "")
+
+
+def _comparable(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = {k: v for k, v in (manifest.get("metadata") or {}).items() if k != "resourceVersion"}
+    return {**manifest, "metadata": metadata}
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _describe_key(key: Key) -> str:
+    return f"{key[0]}/{key[1]}" if key[0] else key[1]
