@@ -265,6 +265,17 @@ class Mirror:
                     kind["last_event_at"] = max(kind["last_event_at"] or 0, stream.last_event_at)
         return kinds
 
+    def versions(self, kind: str) -> dict[str, str]:
+        """"namespace/name" (or name) -> the cluster's resourceVersion, of every object of a
+        kind the mirror holds."""
+        with self._lock:
+            return {
+                _describe_key(key): version
+                for stream in self.streams
+                if stream.followed.kind == kind
+                for key, version in stream.versions.items()
+            }
+
     def status(self) -> str:
         """``failing`` if a kind has an error, else ``syncing`` until every kind has a list."""
         if any(stream.error for stream in self.streams):
@@ -426,7 +437,7 @@ class Mirror:
         as the API gives it)."""
         if self.label_selector:
             query = [*query, ("labelSelector", self.label_selector)]
-        response, _, _ = self.api_client.call_api(
+        return self.api_client.call_api(
             stream.followed.path(stream.namespace),
             "GET",
             query_params=query,
@@ -435,7 +446,6 @@ class Mirror:
             _preload_content=False,
             _request_timeout=(CONNECT_TIMEOUT_SECONDS, read_timeout or READ_TIMEOUT_SECONDS),
         )
-        return response
 
     def _parse(self, stream: Stream, key: Key, item: dict[str, Any]) -> KubeObject | None:
         try:
