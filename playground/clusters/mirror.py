@@ -44,6 +44,7 @@ from framework.util.clock import Clock
 from playground.clusters.kubeconfig import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
 from playground.clusters.models import ClusterConnection
 from playground.clusters.problems import describe
+from playground.workspaces import node_lifecycle
 from playground.workspaces.cluster import DatabaseCluster, manifest_of
 from playground.workspaces.models import Workspace
 
@@ -266,7 +267,7 @@ class Mirror:
         return kinds
 
     def versions(self, kind: str) -> dict[str, str]:
-        """"namespace/name" (or name) -> the cluster's resourceVersion, of every object of a
+        """ "namespace/name" (or name) -> the cluster's resourceVersion, of every object of a
         kind the mirror holds."""
         with self._lock:
             return {
@@ -361,6 +362,8 @@ class Mirror:
             fresh = manifest_of(parse_object(item))
         except ObjectError:
             return False
+        if stream.followed.kind == "Node":
+            node_lifecycle.reconcile_unschedulable_taint(fresh)  # as DatabaseCluster stores it
         return _comparable(fresh) == _comparable(manifest_of(current))
 
     # ------------------------------------------------------------------------------------------

@@ -465,3 +465,18 @@ def test_a_denied_list_is_the_kinds_error_and_the_others_go_on(kube_api, connect
     others = [kind for kind in FOLLOWED_KINDS if kind != "PersistentVolume"]
     assert all(state[kind]["synced"] and not state[kind]["error"] for kind in others)
     assert stored_names(workspace, "Node") == {"n1"}
+
+
+def test_a_new_mirror_over_a_mirrored_workspace_rewrites_nothing(kube_api, connect, workspace):
+    """A restarted mirror (a worker taking over) keeps no versions: unchanged manifests are
+    recognised by content, so only real changes are written."""
+    for manifest in manifests():
+        kube_api.create(manifest)
+    connect().sync()
+    start = DatabaseCluster(workspace).latest_change_id()
+    kube_api.create(pod("web-2"))
+    again = connect()
+    again.sync()
+    assert again.status() == "synced"
+    assert changes(workspace, id__gt=start) == [("ADDED", "Pod", "web-2")]
+    assert_mirror_equals_fresh_list(again, kube_api, workspace, ("Node", "Pod", "Service"))
