@@ -226,6 +226,10 @@ class Mirror:
                 self._failed(stream, err)
         except (urllib3.exceptions.HTTPError, OSError) as err:
             self._failed(stream, err)
+        except ObjectError as err:
+            # The workspace refused a write (admission); list again after the backoff.
+            stream.listed = False
+            self._failed(stream, err, f"the workspace refused an object: {err}")
         else:
             stream.error = ""
             stream.failures = 0
@@ -472,8 +476,8 @@ class Mirror:
         stream.error = ""
         stream.failures = 0
 
-    def _failed(self, stream: Stream, err: BaseException) -> None:
-        stream.error = describe(err, self.connection.server)
+    def _failed(self, stream: Stream, err: BaseException, message: str = "") -> None:
+        stream.error = message or describe(err, self.connection.server)
         stream.failures += 1
         delay = min(self.backoff_cap_seconds, self.backoff_seconds * 2 ** (stream.failures - 1))
         stream.retry_at = self.clock.now() + delay
