@@ -91,10 +91,13 @@ def connection_edit(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(request, f'Connection "{connection.name}" updated.')
         return redirect(connection)
     report = AccessReport.from_dict(connection.last_test)
+    # The confirmation lists what the switches being turned on need: delete pods only when
+    # preemption is ticked too.
+    preemption = bool(form.is_bound and form.cleaned_data.get("preemption"))
     context = {
         "connection": connection,
         "form": form,
-        "denied": report.denied(needs_of(True, True)) if report else [],
+        "denied": report.denied(needs_of(True, preemption)) if report else [],
     }
     return render(request, "clusters/edit.html", context, status=422 if form.errors else 200)
 

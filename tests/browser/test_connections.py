@@ -71,6 +71,7 @@ def with_exec(kube_api) -> str:
 
 def assert_no_token(page: Page, *tokens: str) -> None:
     html = page.content()
+    assert "{#" not in html and "{%" not in html, f"template syntax shows on {page.url}"
     for token in tokens:
         assert token not in html, f"a token is in the HTML of {page.url}"
 
@@ -152,7 +153,8 @@ def turning_the_second_scheduler_on_asks_first(page: Page) -> None:
     page.get_by_role("button", name="Save").click()
     confirmation = page.locator("#confirm-second-scheduler")
     expect(confirmation).to_contain_text("The second scheduler binds real pods.")
-    expect(confirmation).to_contain_text("create pods/binding")
+    expect(confirmation).to_contain_text("denied: create pods/binding.")
+    expect(confirmation).not_to_contain_text("delete pods")  # preemption stays off
     expect(page.get_by_label("Second scheduler")).to_be_checked()
     assert not from_the_database(lambda: ClusterConnection.objects.get().second_scheduler)
 
