@@ -2,9 +2,10 @@
 
 A person pastes a kubeconfig, is told why its current context fails (401), picks the other
 context from the list the page then offers, saves, runs Test connection (the version and every
-permission allowed or denied), and turns the second scheduler on, which asks first. The token
-never shows: not in any page's HTML, not in the admin, not in the server's log. A kubeconfig
-that would run a program is refused next to its field, with the rest of the form kept.
+permission allowed or denied), turns the second scheduler on, which asks first, and is told
+401 again once the token has expired. The token never shows: not in any page's HTML, not in
+the admin, not in the server's log. A kubeconfig that would run a program is refused next to
+its field, with the rest of the form kept.
 
 The browser's playground is another process: it reaches the test API server over HTTPS on
 127.0.0.1 (the kubeconfig carries its CA) and encrypts with a key given in its environment.
@@ -118,6 +119,10 @@ def test_a_connection_is_saved_tested_and_switched_on_without_its_token_ever_sho
     assert_no_token(page, *tokens)
     assert from_the_database(lambda: ClusterConnection.objects.get(name="lab").second_scheduler)
 
+    kube_api.expire_token()
+    a_token_that_expired_is_named_401_on_the_page_and_in_the_list(page)
+    assert_no_token(page, *tokens)
+
     log = server.log_path.read_text(errors="replace")
     assert "/connections/" in log, "the log holds the requests: checking it means something"
     for token in tokens:
@@ -162,6 +167,17 @@ def turning_the_second_scheduler_on_asks_first(page: Page) -> None:
     page.get_by_role("button", name="Save").click()
     expect(page.locator(".flash.success")).to_have_text('Connection "lab" updated.')
     expect(page.locator("dt:has-text('Second scheduler') + dd")).to_have_text("on")
+
+
+def a_token_that_expired_is_named_401_on_the_page_and_in_the_list(page: Page) -> None:
+    page.get_by_role("button", name="Test connection").click()
+    expect(page.locator("#connection-problem")).to_contain_text(
+        "401 Unauthorized: the API server rejected the credentials"
+    )
+    expect(page.locator("#server-version")).to_have_count(0)
+    page.get_by_role("link", name="Connections", exact=True).click()
+    row = page.get_by_role("row").filter(has=page.get_by_role("link", name="lab"))
+    expect(row.locator("td").last).to_have_text("failed")
 
 
 def test_a_kubeconfig_that_runs_a_program_is_refused_next_to_its_field(
