@@ -130,7 +130,9 @@ def test_a_connection_is_saved_tested_and_switched_on_without_its_token_ever_sho
 
 
 def the_current_context_is_refused_with_401(page: Page) -> None:
-    expect(page.locator("#connection-problem")).to_contain_text("401 Unauthorized")
+    problem = page.locator("#connection-problem")
+    expect(problem).to_contain_text("401 Unauthorized")
+    expect(problem).to_be_in_viewport()  # in sight after the submit, without scrolling
     expect(page.get_by_text("The kubeconfig you gave is kept")).to_be_visible()
     context = page.get_by_label("Context")
     expect(context.locator("option")).to_have_text(["stale", "test"])
