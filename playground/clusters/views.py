@@ -75,9 +75,11 @@ def connection_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def connection_test(request: HttpRequest, pk: int) -> HttpResponse:
+    """Tests, stores the report, and redirects to the connection's page, which shows it: a
+    reload there shows the report again instead of asking to send the form again."""
     connection = owned(request, pk)
-    report = retest(connection)
-    return render(request, "clusters/detail.html", _detail_context(connection, report))
+    retest(connection)
+    return redirect(connection)
 
 
 @login_required
