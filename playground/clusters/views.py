@@ -75,9 +75,11 @@ def connection_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def connection_test(request: HttpRequest, pk: int) -> HttpResponse:
+    """Tests, stores the report, and redirects to the connection's page, which shows it: a
+    reload there shows the report again instead of asking to send the form again."""
     connection = owned(request, pk)
-    report = retest(connection)
-    return render(request, "clusters/detail.html", _detail_context(connection, report))
+    retest(connection)
+    return redirect(connection)
 
 
 @login_required
@@ -91,10 +93,13 @@ def connection_edit(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(request, f'Connection "{connection.name}" updated.')
         return redirect(connection)
     report = AccessReport.from_dict(connection.last_test)
+    # The confirmation lists what the switches being turned on need: delete pods only when
+    # preemption is ticked too.
+    preemption = bool(form.is_bound and form.cleaned_data.get("preemption"))
     context = {
         "connection": connection,
         "form": form,
-        "denied": report.denied(needs_of(True, True)) if report else [],
+        "denied": report.denied(needs_of(True, preemption)) if report else [],
     }
     return render(request, "clusters/edit.html", context, status=422 if form.errors else 200)
 

@@ -152,9 +152,9 @@ def test_in_cluster_needs_no_kubeconfig_and_refuses_one(logged_in, monkeypatch):
 
 
 def test_test_connection_stores_the_report_and_shows_it(logged_in, stored):
-    response = logged_in.post(reverse("connection-test", args=[stored.pk]))
+    response = logged_in.post(reverse("connection-test", args=[stored.pk]), follow=True)
     page = response.content.decode()
-    assert response.status_code == 200
+    assert response.redirect_chain == [(stored.get_absolute_url(), 302)]
     assert 'id="connection-problem"' in page and "connection refused" in page
     stored.refresh_from_db()
     assert "connection refused" in stored.last_test["problem"]
