@@ -60,6 +60,9 @@ TRACE_EVENTS = "trace.events"
 SERVICE_STATE = "service.state"
 DEBUG_STOP = "debug.stop"
 
+CHANNEL_LOOPS_KEPT = 1000
+"""In-memory channels whose loop is remembered, the most recently seen (pages come and go)."""
+
 _SAFE_UID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
@@ -154,13 +157,25 @@ def send(group: str, message: dict[str, Any]) -> Future | None:
 
 
 def _consumers_loop(layer: Any, group: str) -> asyncio.AbstractEventLoop | None:
-    """The running loop an in-memory layer's consumers of ``group`` wait on, if any."""
+    """The running loop an in-memory layer's consumers of ``group`` wait on, if any.
+
+    The layer drops a channel's queue whenever it is empty, and the next one knows its loop
+    only once the consumer awaits it: between two messages of a burst there is often no queue
+    to ask. The loop a channel was last seen on is then used again, so that consecutive
+    messages all go through one loop and arrive in the order they were sent (a live trace's
+    messages each add to the previous ones); the sender's loop would put them from another
+    thread, out of order.
+    """
     if not isinstance(layer, InMemoryChannelLayer):
         return None
+    seen = _sender.channel_loops
     for channel in list(layer.groups.get(group, {})):
         queue = layer.channels.get(channel)
-        loop = getattr(queue, "_loop", None)  # set by asyncio once a consumer awaits the queue
+        loop = getattr(queue, "_loop", None) or seen.get(channel)
         if loop is not None and loop.is_running():
+            seen[channel] = loop
+            while len(seen) > CHANNEL_LOOPS_KEPT:
+                seen.pop(next(iter(seen)))
             return loop
     return None
 
@@ -171,6 +186,8 @@ class _Sender:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
+        self.channel_loops: dict[str, asyncio.AbstractEventLoop] = {}
+        """The loop each in-memory channel was last seen waiting on (see _consumers_loop)."""
 
     def loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
