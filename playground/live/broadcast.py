@@ -21,10 +21,11 @@ never from raw input. Each message's ``type`` names the consumer handler that re
   the debugger stop the scheduler waits at (``playground.scheduling.stops``; the engine's
   ``Stop.to_dict()`` with ``id``, ``since``, ``deadline``, ``play``, ``uid``, ``summary``), or
   None once it goes on; ``note``, the debugger's last word (a stop that continued by itself).
-- ``trace.events`` (pod group, debugger group): ``pod``, ``uid``, ``attempt`` and ``events``,
-  the trace events of one pod since the previous such message, in order (docs/trace.md): plugin
-  calls and each extension point's summary, streamed as the cycle runs
-  (``playground.scheduling.live_trace``). ``attempt`` is the scheduler's count of the pod's
+- ``trace.events`` (pod group, debugger group): ``pod``, ``uid``, ``attempt``, ``events`` (the
+  trace events of one pod since the previous such message, in order, docs/trace.md: plugin
+  calls and each extension point's summary, streamed as the cycle runs;
+  ``playground.scheduling.live_trace``) and ``seq`` (the service's count of such messages: a
+  page puts them in that order, whatever order they arrive in). ``attempt`` is the scheduler's count of the pod's
   attempts (1 for its first; ``Cycle.attempt``, as in a debugger stop), or null for PreEnqueue
   events, which belong to the attempt they let in. Sent only while a page watches
   (``LiveWatch``): to the pod's group when that pod is watched, to ``debugger_group`` when the
@@ -129,9 +130,18 @@ def send_trace_events(
     *,
     to_pod: bool,
     to_debugger: bool,
+    seq: int = 0,
 ) -> None:
-    """A pod's latest trace events, to its page (``to_pod``) and the debugger page."""
-    message = {"type": TRACE_EVENTS, "pod": pod, "uid": uid, "attempt": attempt, "events": events}
+    """A pod's latest trace events, to its page (``to_pod``) and the debugger page; ``seq``
+    orders them after the ones sent before (a page adds them up in that order)."""
+    message = {
+        "type": TRACE_EVENTS,
+        "pod": pod,
+        "uid": uid,
+        "attempt": attempt,
+        "events": events,
+        "seq": seq,
+    }
     if to_pod:
         send(pod_group(workspace_id, uid), message)
     if to_debugger:

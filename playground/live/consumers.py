@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -54,28 +54,41 @@ LIVE_EVENTS_KEPT = 2000
 
 @dataclass(slots=True)
 class LiveAttempt:
-    """The events of one pod's current attempt, as the ``trace.events`` messages bring them."""
+    """The events of one pod's current attempt, as the ``trace.events`` messages bring them.
+
+    Messages are put in the order of their ``seq`` (the order the service sent them), not of
+    their arrival: on the in-memory layer two messages may travel through different event
+    loops and overtake each other.
+    """
 
     pod: str
     uid: str
     attempt: int | None
-    events: list[dict[str, Any]] = field(default_factory=list)
+    chunks: tuple[tuple[int, tuple[dict[str, Any], ...]], ...] = ()
+    """(seq, events) of each message, in seq order."""
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        events = [event for _, chunk in self.chunks for event in chunk]
+        return events[-LIVE_EVENTS_KEPT:]
 
     def add(self, message: dict[str, Any]) -> LiveAttempt:
         """This attempt with the message's events, or a new attempt when the message is of
-        another pod or attempt. PreEnqueue's events (attempt None) stay with the attempt that
-        follows them."""
-        attempt = message.get("attempt")
+        another pod or attempt (one sent before this attempt's first is stale: ignored).
+        PreEnqueue's events (attempt None) stay with the attempt that follows them."""
+        attempt, seq = message.get("attempt"), message.get("seq", 0)
         same_pod = (message["pod"], message["uid"]) == (self.pod, self.uid)
         if same_pod and (attempt == self.attempt or (self.attempt is None and attempt)):
-            events = [*self.events, *message["events"]][-LIVE_EVENTS_KEPT:]
-            return LiveAttempt(self.pod, self.uid, attempt, events)
+            chunks = sorted([*self.chunks, (seq, tuple(message["events"]))], key=lambda c: c[0])
+            return LiveAttempt(self.pod, self.uid, attempt, tuple(chunks))
+        if self.chunks and seq and seq < self.chunks[0][0]:
+            return self
         return LiveAttempt.of(message)
 
     @classmethod
     def of(cls, message: dict[str, Any]) -> LiveAttempt:
-        events = list(message["events"][-LIVE_EVENTS_KEPT:])
-        return cls(message["pod"], message["uid"], message.get("attempt"), events)
+        chunk = (message.get("seq", 0), tuple(message["events"]))
+        return cls(message["pod"], message["uid"], message.get("attempt"), (chunk,))
 
     def message(self) -> dict[str, Any]:
         """The attempt so far, as a ``trace.events`` message carrying every event."""

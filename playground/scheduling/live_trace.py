@@ -71,6 +71,8 @@ class LiveTrace:
         self._last: dict[str, tuple[str, int | None]] = {}
         """pod key -> (uid, attempt) of its latest event: for events outside its cycle."""
         self._latest: _Batch | None = None
+        self._sent = 0
+        """Messages sent so far: each one's ``seq``, so pages order what they receive."""
         """The batch the latest event joined: the attempt under way, for the debugger page."""
 
     # ------------------------------------------------------------------------------------------
@@ -178,6 +180,7 @@ class LiveTrace:
             to_pod = batch.pod in self._pods
             to_debugger = self._everyone and batch is self._latest
             if to_pod or to_debugger:
+                self._sent += 1
                 broadcast.send_trace_events(
                     self.workspace_id,
                     batch.pod,
@@ -186,6 +189,7 @@ class LiveTrace:
                     batch.json_events(),
                     to_pod=to_pod,
                     to_debugger=to_debugger,
+                    seq=self._sent,
                 )
                 sent += 1
         return sent

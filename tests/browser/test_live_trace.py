@@ -18,7 +18,8 @@ def test_a_pods_extension_points_appear_live_on_its_page(context, demo):
     page = context.new_page()
     log_in(page, demo)
     create(page, pod_yaml("giant", "20"), f"Saved Pod {POD}.")  # fits on no demo node
-    page.get_by_role("link", name=POD).click()
+    # The list the link is in is redrawn live: follow its address rather than click it.
+    page.goto(page.get_by_role("link", name=POD).get_attribute("href"))
     expect(page.get_by_role("heading", name=f"Pod {POD}")).to_be_visible()
     live = page.locator("#live-trace")
     expect(live).to_contain_text("Waiting for the next attempt of this pod")

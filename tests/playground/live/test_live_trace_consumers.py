@@ -4,6 +4,7 @@ they join, and the Live panel adding up each attempt's events without losing any
 from __future__ import annotations
 
 import asyncio
+import itertools
 from datetime import timedelta
 
 import pytest
@@ -29,9 +30,20 @@ def call(name: str, plugin: str, code: str = "Success") -> dict:
     return {"kind": "plugin", "point": name, "pod": "default/web", "plugin": plugin, "code": code}
 
 
+SEQ = itertools.count(1)
+"""The order the messages are sent in, as the service numbers them."""
+
+
 def send(workspace, attempt, events, pod_key="default/web", uid="uid-web", debugger=False):
     broadcast.send_trace_events(
-        workspace.pk, pod_key, uid, attempt, events, to_pod=not debugger, to_debugger=debugger
+        workspace.pk,
+        pod_key,
+        uid,
+        attempt,
+        events,
+        to_pod=not debugger,
+        to_debugger=debugger,
+        seq=next(SEQ),
     )
 
 
@@ -222,3 +234,16 @@ def test_what_a_message_adds_to(first, then, kept):
     live = LiveAttempt.of(message(*first)).add(message(*then))
     assert len(live.events) == kept
     assert (live.pod, live.attempt) == then
+
+
+def test_messages_that_overtake_each_other_are_put_back_in_the_order_sent():
+    def message(seq, point_name, attempt=1):
+        events = [{"kind": "extensionPoint", "point": point_name, "code": "Success"}]
+        return {"pod": "default/web", "uid": "u", "attempt": attempt, "events": events, "seq": seq}
+
+    live = LiveAttempt.of(message(5, "preFilter"))
+    for seq, name in ((6, "filter"), (8, "score"), (7, "preScore")):
+        live = live.add(message(seq, name))
+    assert [e["point"] for e in live.events] == ["preFilter", "filter", "preScore", "score"]
+    # A message of an earlier attempt that arrives late does not replace the attempt shown.
+    assert live.add(message(2, "postFilter", attempt=0)) is live
