@@ -25,11 +25,12 @@ never from raw input. Each message's ``type`` names the consumer handler that re
   trace events of one pod since the previous such message, in order, docs/trace.md: plugin
   calls and each extension point's summary, streamed as the cycle runs;
   ``playground.scheduling.live_trace``) and ``seq`` (the service's count of such messages: a
-  page puts them in that order, whatever order they arrive in). ``attempt`` is the scheduler's count of the pod's
-  attempts (1 for its first; ``Cycle.attempt``, as in a debugger stop), or null for PreEnqueue
-  events, which belong to the attempt they let in. Sent only while a page watches
-  (``LiveWatch``): to the pod's group when that pod is watched, to ``debugger_group`` when the
-  whole workspace is; at most one message per pod every 0.1 s, and at the end of each tick.
+  page puts them in that order, whatever order they arrive in). ``attempt`` is the
+  scheduler's count of the pod's attempts (1 for its first; ``Cycle.attempt``, as in a debugger
+  stop), or null for PreEnqueue events, which belong to the attempt they let in. Sent only
+  while a page watches (``LiveWatch``): to the pod's group when that pod is watched, to
+  ``debugger_group`` when the whole workspace is (the attempt under way only); at most one
+  message per pod every 0.1 s, and at the end of each tick.
 - ``service.state`` (workspace group): nothing more. The scheduler's state (running, paused,
   starting, no scheduler; who holds the lease) changed: consumers read it again from the
   database (``playground.scheduling.scheduler_state``), the one place every page reads it.
