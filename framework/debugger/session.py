@@ -38,17 +38,32 @@ CANNOT_ABORT = frozenset({"preEnqueue", "unreserve", "bind", "postBind"})
 
 @dataclass
 class Stop:
-    """One stop: where, why, and the state a person needs there."""
+    """One stop: where (the trace event stopped at), why, and the state a person needs there."""
 
-    pod: str
     attempt: int
-    point: str
-    plugin: str
-    node: str | None
-    kind: str
     reason: str
     event: TraceEvent
     state: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pod(self) -> str:
+        return self.event.pod
+
+    @property
+    def point(self) -> str:
+        return self.event.point
+
+    @property
+    def plugin(self) -> str:
+        return self.event.plugin
+
+    @property
+    def node(self) -> str | None:
+        return self.event.node
+
+    @property
+    def kind(self) -> str:
+        return self.event.kind
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,12 +178,7 @@ class Debugger:
     def _stop(self, attempt: _Attempt, event: TraceEvent, reason: str) -> None:
         self.stops += 1
         stop = Stop(
-            pod=event.pod,
             attempt=attempt.cycle.attempt if attempt.cycle is not None else 0,
-            point=event.point,
-            plugin=event.plugin,
-            node=event.node,
-            kind=event.kind,
             reason=reason,
             event=event,
             state=self._state(attempt),

@@ -85,12 +85,7 @@ def replay_stop(attempt: SchedulingAttempt, events: list[TraceEvent], at: int) -
         }
     event = events[at - 1]
     stop = Stop(
-        pod=event.pod,
         attempt=attempt.number,
-        point=event.point,
-        plugin=event.plugin,
-        node=event.node,
-        kind=event.kind,
         reason=f"replay: event {at} of {len(events)}",
         event=event,
         state={"results": results},
