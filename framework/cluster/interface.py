@@ -61,3 +61,13 @@ class NotFoundError(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "not found"
+
+
+def pod_uid(cluster: Cluster | None, pod_key: str) -> str:
+    """The uid of the pod named ``namespace/name`` (trace events name pods by key), or "" when
+    the cluster has no such pod."""
+    if cluster is None:
+        return ""
+    namespace, _, name = pod_key.partition("/")
+    pod = cluster.get("Pod", name, namespace)
+    return pod.uid if pod is not None else ""

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from framework.cluster.interface import pod_uid
 from framework.trace import EXTENSION_POINT, TraceEvent
 from framework.util.clock import Clock
 from playground.live import broadcast
@@ -140,10 +141,7 @@ class LiveTrace:
         return self._last.get(event.pod) or (self._uid_of(event.pod), None)
 
     def _uid_of(self, pod_key: str) -> str:
-        cluster = getattr(self.scheduler, "cluster", None)
-        namespace, _, name = pod_key.partition("/")
-        pod = cluster.get("Pod", name, namespace) if cluster is not None else None
-        return pod.uid if pod is not None else ""
+        return pod_uid(getattr(self.scheduler, "cluster", None), pod_key)
 
     def _batch(self, pod: str, uid: str, attempt: int | None) -> _Batch:
         """The batch these events join: the pod's current one, unless they belong to another

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from framework.cluster.interface import pod_uid
 from framework.debugger.session import (
     ABORT,
     CANNOT_ABORT,
@@ -37,11 +38,7 @@ from framework.debugger.session import (
     describe_stop,
 )
 from playground.live import broadcast
-from playground.workspaces.models import (
-    ClusterObject,
-    SchedulerCommand,
-    SchedulerStatus,
-)
+from playground.workspaces.models import SchedulerCommand, SchedulerStatus
 
 if TYPE_CHECKING:
     from playground.scheduling.service import SchedulerService
@@ -110,7 +107,7 @@ class StopController:
             "since": now,
             "deadline": now + self.stop_seconds,
             "play": self.pace,
-            "uid": self._uid(stop.pod),
+            "uid": pod_uid(self.service.cluster, stop.pod),
             "summary": describe_stop(stop),
             **stop.to_dict(),
         }
@@ -225,17 +222,3 @@ class StopController:
         self.service.announce()
         if document is not None and previous is None:
             self.service.publish_status()  # the board shows the stopped pod in flight
-
-    def _uid(self, pod_key: str) -> str:
-        namespace, _, name = pod_key.partition("/")
-        uid = (
-            ClusterObject.objects.filter(
-                workspace_id=self.service.workspace_id,
-                kind="Pod",
-                namespace=namespace,
-                name=name,
-            )
-            .values_list("uid", flat=True)
-            .first()
-        )
-        return uid or ""
