@@ -537,6 +537,10 @@ class SchedulerService:
         observer = FanOut(self.recorder, *extra) if extra else self.recorder
         for framework in self.scheduler.profiles.values():
             framework.observer = observer
+            if not self.debugger.breakpoints:
+                # The debugger turns the per-node form on for the cycles a node breakpoint
+                # concerns; without it nobody would turn it off again.
+                framework.per_node = False
 
     # ------------------------------------------------------------------------------------------
     # Binding

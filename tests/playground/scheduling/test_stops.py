@@ -508,3 +508,22 @@ def test_a_permit_wait_keeps_its_own_timer_during_a_stop(
         "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin "
         "WaitForApproval.",
     )
+
+
+def test_clearing_a_node_breakpoint_gives_the_batch_form_back(
+    make_service, workspace, two_nodes, binding_tasks, person
+):
+    breakpoint = Breakpoint.objects.create(workspace=workspace, point="filter", node="n2")
+    two_nodes.add(pod_manifest("web"))
+    person.answers = [says("continue")]
+    service = make_service()
+    service.start()
+    settle(service, binding_tasks)
+    framework = next(iter(service.scheduler.profiles.values()))
+    assert framework.per_node, "the node breakpoint's cycle ran node by node"
+
+    breakpoint.delete()
+    command(workspace, SchedulerCommand.BREAKPOINTS)
+    service.tick()
+
+    assert not framework.per_node
