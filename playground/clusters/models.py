@@ -101,3 +101,42 @@ class ClusterConnection(models.Model):
     def can_access(self, user: Any) -> bool:
         """Its owner's (and superusers'): it holds their credentials."""
         return user.is_authenticated and (user.is_superuser or self.owner_id == user.id)
+
+
+class MirrorLease(models.Model):
+    """Who runs a connection's mirror: one worker at a time, as the scheduler's lease
+    (playground.scheduling.lease), taken over when its holder stops renewing it."""
+
+    connection = models.OneToOneField(
+        ClusterConnection, on_delete=models.CASCADE, related_name="mirror_lease"
+    )
+    holder = models.CharField(max_length=200, blank=True)
+    generation = models.PositiveBigIntegerField(default=0)
+    acquired_at = models.DateTimeField(null=True, blank=True)
+    renewed_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.connection}: {self.holder or 'nobody'} until {self.expires_at}"
+
+
+class MirrorStatus(models.Model):
+    """What the running mirror last reported, for the pages: whoever runs it writes, any
+    process reads."""
+
+    SYNCING, SYNCED, FAILING, STOPPED = "syncing", "synced", "failing", "stopped"
+
+    connection = models.OneToOneField(
+        ClusterConnection, on_delete=models.CASCADE, related_name="mirror_status"
+    )
+    state = models.CharField(max_length=16, default=STOPPED)
+    error = models.TextField(blank=True, help_text="The last error, naming the kind.")
+    kinds = JSONField(
+        default=dict, blank=True, help_text="Per kind: objects, synced, error, last contact."
+    )
+    lag_seconds = models.FloatField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.connection}: {self.state}"
