@@ -14,6 +14,10 @@ tells the scheduler service about it as about any edit.
   calls (unreachable, 403, ...) set the kind's error and back off exponentially (capped) on
   the injected clock; the other kinds go on.
 
+Whoever wants every change the mirror applies (a recording) adds a callable to ``observers``:
+it is called ``(event_type, manifest)`` (ADDED / MODIFIED / DELETED, the object as stored)
+after each write, re-list reconciles included, from the thread that made it.
+
 ``step()`` makes one call per stream that is due (a list, or one watch of ``watch_seconds``),
 so tests drive the mirror without threads; ``run(stop_event)`` gives each stream a thread.
 
@@ -27,7 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +49,7 @@ from playground.clusters.kubeconfig import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT
 from playground.clusters.models import ClusterConnection
 from playground.clusters.problems import describe
 from playground.workspaces import node_lifecycle
-from playground.workspaces.cluster import DatabaseCluster, manifest_of
+from playground.workspaces.cluster import ADDED, DELETED, MODIFIED, DatabaseCluster, manifest_of
 from playground.workspaces.models import Workspace
 
 logger = logging.getLogger(__name__)
@@ -57,6 +61,9 @@ WATCH_SECONDS = 300.0
 BACKOFF_SECONDS = 1.0
 BACKOFF_CAP_SECONDS = 60.0
 GONE = 410
+
+ChangeObserver = Callable[[str, dict[str, Any]], None]
+"""Told ``(event_type, manifest)`` of every change the mirror applied."""
 
 Key = tuple[str, str]
 """(namespace, name) of an object ("" namespace for cluster-scoped ones)."""
@@ -165,6 +172,7 @@ class Mirror:
             if followed.kind in wanted
             for namespace in (namespaces if followed.namespaced else [""])
         ]
+        self.observers: list[ChangeObserver] = []
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -336,13 +344,18 @@ class Mirror:
             if parsed is None:
                 continue
             if current is not None and current.uid != parsed.uid:
-                recreated.append(current.uid)
+                recreated.append(current)
             writes.append((key, item, parsed))
-        vanished = [obj.uid for key, obj in stored.items() if key not in listed]
+        vanished = [obj for key, obj in stored.items() if key not in listed]
         if vanished or recreated:
-            cluster.delete_many(kind, [*vanished, *recreated])
+            cluster.delete_many(kind, [obj.uid for obj in [*vanished, *recreated]])
         if writes:
             cluster.add_many([parsed for _, _, parsed in writes])
+        for obj in [*vanished, *recreated]:
+            self._tell(DELETED, manifest_of(obj))
+        for key, item, _ in writes:
+            replaced = key in stored and stored[key].uid == _uid(item)
+            self._tell(MODIFIED if replaced else ADDED, item)
         with self._lock:
             for key, item, _ in writes:
                 stream.versions[key] = _version(item)
@@ -419,9 +432,12 @@ class Mirror:
                 return
             cluster = self._cluster()
             current = cluster.get(stream.followed.kind, key[1], key[0])
-            if current is not None and current.uid != parsed.uid:
+            recreated = current is not None and current.uid != parsed.uid
+            if recreated:
                 cluster.delete(current)
+                self._tell(DELETED, manifest_of(current))
             cluster.add(parsed)
+            self._tell(MODIFIED if current is not None and not recreated else ADDED, item)
         with self._lock:
             stream.versions[key] = _version(item)
 
@@ -435,9 +451,14 @@ class Mirror:
         current = cluster.get(stream.followed.kind, key[1], key[0])
         if current is not None:
             cluster.delete(current)
+            self._tell(DELETED, item)
 
     # ------------------------------------------------------------------------------------------
     # Helpers
+
+    def _tell(self, event_type: str, manifest: dict[str, Any]) -> None:
+        for observer in self.observers:
+            observer(event_type, manifest)
 
     def _get(self, stream: Stream, query: list[tuple[str, Any]], read_timeout: float = 0) -> Any:
         """GET through the official client, returning the raw urllib3 response (plain JSON,

@@ -495,3 +495,31 @@ def test_a_new_mirror_over_a_mirrored_workspace_rewrites_nothing(kube_api, conne
     assert again.status() == "synced"
     assert changes(workspace, id__gt=start) == [("ADDED", "Pod", "web-2")]
     assert_mirror_equals_fresh_list(again, kube_api, workspace, ("Node", "Pod", "Service"))
+
+
+def test_observers_hear_every_change_the_mirror_applies(kube_api, connect, core):
+    """A recording hears each applied change once, in order: the initial list's objects as
+    ADDED, a watch's MODIFIED and DELETED, and a re-list's reconcile as the changes it made."""
+    kube_api.create(node("n1"))
+    kube_api.create(node("n2"))
+    heard: list[tuple[str, str]] = []
+    mirror = connect(kinds=["Node"])
+    mirror.observers.append(lambda event, obj: heard.append((event, obj["metadata"]["name"])))
+    mirror.sync()
+    assert sorted(heard) == [("ADDED", "n1"), ("ADDED", "n2")]
+    heard.clear()
+    timer = steps_in_background(
+        lambda: core.patch_node("n1", {"metadata": {"labels": {"zone": "a"}}}),
+        lambda: core.delete_node("n2"),
+    )
+    mirror.step()
+    timer.join()
+    catch_up(mirror, kube_api, ["Node"])
+    assert heard == [("MODIFIED", "n1"), ("DELETED", "n2")]
+    heard.clear()
+    core.delete_node("n1")
+    core.create_node(node("n3"))
+    kube_api.compact()
+    catch_up(mirror, kube_api, ["Node"])
+    assert mirror.state()["Node"]["relists"] == 1
+    assert heard == [("DELETED", "n1"), ("ADDED", "n3")]
