@@ -159,9 +159,15 @@ class TimedApiClient(ApiClient):
         return super().request(*args, _request_timeout=_request_timeout, **kwargs)
 
 
+POOL_SIZE = 32
+"""Connections kept per client: the mirror holds a watch open per kind it follows (14 with
+every kind in all namespaces), and the second scheduler's writes come beside them."""
+
+
 def _client(configuration: Configuration) -> ApiClient:
     # Fail at once on a refused connection or a TLS error instead of retrying three times.
     configuration.retries = 0
+    configuration.connection_pool_maxsize = POOL_SIZE
     return TimedApiClient(configuration)
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import urllib3.exceptions
-from django.db import close_old_connections
+from django.db import connections
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from kubernetes.watch.watch import iter_resp_lines
@@ -114,6 +114,11 @@ class Gone(Exception):
     """The kept resourceVersion is older than the server's history: list again."""
 
 
+class Halted(Exception):
+    """The mirror was told to stop: its streams apply nothing more (a successor may be
+    mirroring already)."""
+
+
 @dataclass
 class Stream:
     """One list + watch: a kind in one namespace ("" for all, or a cluster-scoped kind)."""
@@ -132,6 +137,10 @@ class Stream:
     skipped: dict[Key, str] = field(default_factory=dict)
     """Objects the workspace refused (the engine cannot read them), with why."""
     last_event_at: float | None = None
+    contact_at: float | None = None
+    """When the server last answered for the stream (a list, a watch opening, an event)."""
+    watching: bool = False
+    """A watch is open: changes arrive as they happen."""
 
     @property
     def label(self) -> str:
@@ -173,6 +182,9 @@ class Mirror:
             for namespace in (namespaces if followed.namespaced else [""])
         ]
         self.observers: list[ChangeObserver] = []
+        self.started = clock.now()
+        self.halt = threading.Event()
+        """Set by ``start``'s caller to stop: nothing is written after it is set."""
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -196,16 +208,26 @@ class Mirror:
     def run(self, stop_event: threading.Event) -> None:
         """Follows the cluster until ``stop_event`` is set: a thread per stream. A stream stops
         after its current watch ends (at most ``watch_seconds``)."""
+        for thread in self.start(stop_event):
+            thread.join()
+
+    def start(self, stop_event: threading.Event) -> list[threading.Thread]:
+        """Starts a daemon thread per stream and returns them. Daemons: a quiet watch ends only
+        after ``watch_seconds``, and a process told to exit must not wait for it; once
+        ``stop_event`` is set its thread writes nothing more."""
+        self.halt = stop_event
         threads = [
             threading.Thread(
-                target=self._run_stream, args=(stream, stop_event), name=f"mirror {stream.label}"
+                target=self._run_stream,
+                args=(stream, stop_event),
+                name=f"mirror {stream.label}",
+                daemon=True,
             )
             for stream in self.streams
         ]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        return threads
 
     def _run_stream(self, stream: Stream, stop_event: threading.Event) -> None:
         try:
@@ -215,8 +237,10 @@ class Mirror:
                     stop_event.wait(wait)
                     continue
                 self.step_stream(stream)
+        except Halted:
+            pass
         finally:
-            close_old_connections()
+            connections.close_all()  # the thread ends: its database connections with it
 
     def step_stream(self, stream: Stream) -> None:
         """List or watch once; failures are the stream's error and back off."""
@@ -289,6 +313,21 @@ class Mirror:
                 for key, version in stream.versions.items()
             }
 
+    def lag(self) -> float:
+        """Seconds the workspace may be behind the cluster: 0 while every stream watches
+        (changes arrive as they happen), else the longest time since a stream that is not
+        watching last heard from the server (since ``started`` if it never has)."""
+        now = self.clock.now()
+        with self._lock:
+            return max(
+                (
+                    now - (stream.contact_at if stream.contact_at is not None else self.started)
+                    for stream in self.streams
+                    if not stream.watching
+                ),
+                default=0.0,
+            )
+
     def status(self) -> str:
         """``failing`` if a kind has an error, else ``syncing`` until every kind has a list."""
         if any(stream.error for stream in self.streams):
@@ -305,7 +344,7 @@ class Mirror:
         self._reconcile(stream, items)
         stream.resource_version = version
         stream.listed = True
-        stream.last_event_at = self.clock.now()
+        stream.last_event_at = stream.contact_at = self.clock.now()
 
     def _list_items(self, stream: Stream) -> tuple[list[dict[str, Any]], str]:
         items: list[dict[str, Any]] = []
@@ -323,6 +362,7 @@ class Mirror:
 
     def _reconcile(self, stream: Stream, items: list[dict[str, Any]]) -> None:
         """Make the workspace hold exactly ``items`` for this stream, writing only changes."""
+        self._check_halt()
         listed = {_key(item): item for item in items}
         if not stream.followed.stored:
             with self._lock:
@@ -394,17 +434,26 @@ class Mirror:
             ("timeoutSeconds", _seconds(self.watch_seconds)),
         ]
         response = self._get(stream, query, read_timeout=self.watch_seconds + READ_TIMEOUT_SECONDS)
+        stream.contact_at, stream.watching = self.clock.now(), True
         try:
             for line in iter_resp_lines(response):
                 if line:
                     self._event(stream, json.loads(line))
+                    stream.contact_at = self.clock.now()
         except urllib3.exceptions.ProtocolError:
             # The stream was cut: the next step watches again from the kept version.
             logger.info("mirror of connection %s: %s watch cut", self.connection.pk, stream.label)
+        else:
+            stream.contact_at = self.clock.now()
         finally:
+            stream.watching = False
+            # Not back into the pool: a server may close a watch's connection as the stream
+            # ends, and the next call reusing it would fail before any retry could help.
+            response.close()
             response.release_conn()
 
     def _event(self, stream: Stream, event: Mapping[str, Any]) -> None:
+        self._check_halt()
         kind = event.get("type")
         obj = event.get("object") or {}
         if kind == "ERROR":
@@ -455,6 +504,10 @@ class Mirror:
 
     # ------------------------------------------------------------------------------------------
     # Helpers
+
+    def _check_halt(self) -> None:
+        if self.halt.is_set():
+            raise Halted
 
     def _tell(self, event_type: str, manifest: dict[str, Any]) -> None:
         for observer in self.observers:

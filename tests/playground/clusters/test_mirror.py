@@ -523,3 +523,38 @@ def test_observers_hear_every_change_the_mirror_applies(kube_api, connect, core)
     catch_up(mirror, kube_api, ["Node"])
     assert mirror.state()["Node"]["relists"] == 1
     assert heard == [("DELETED", "n1"), ("ADDED", "n3")]
+
+
+def test_the_lag_is_the_time_since_a_stream_not_watching_heard_from_the_server(
+    kube_api, connect, core
+):
+    kube_api.create(node("n1"))
+    mirror = connect(kinds=["Node"])
+    mirror.clock.step(5.0)
+    assert mirror.lag() == 5.0  # never listed: since the mirror started
+    mirror.sync()
+    assert mirror.lag() == 0.0
+    mirror.clock.step(30.0)
+    assert mirror.lag() == 30.0  # listed, then nothing heard
+    mirror.step()  # a watch that ends with nothing to tell is an answer too
+    assert mirror.lag() == 0.0
+
+    # While a watch is open the workspace is as current as the events: no lag at all.
+    lags = []
+
+    def later_while_watching(*_) -> None:
+        mirror.clock.step(100.0)
+        lags.append(mirror.lag())
+
+    mirror.observers.append(later_while_watching)
+    timer = steps_in_background(lambda: core.create_node(node("n2")))
+    mirror.step()
+    timer.join()
+    catch_up(mirror, kube_api, ["Node"])
+    assert lags == [0.0]
+
+    kube_api.stop()
+    mirror.step()
+    assert mirror.status() == "failing"
+    mirror.clock.step(10.0)
+    assert mirror.lag() == 10.0
