@@ -154,10 +154,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "playground.scheduling.tasks.run_scheduler_service": {"queue": "scheduler"},
     "playground.scheduling.tasks.run_binding_cycles": {"queue": "binding"},
+    "playground.clusters.tasks.run_mirror": {"queue": "scheduler"},
 }
 EMBEDDED_WORKER = envbool("EMBEDDED_WORKER", "False" if REDIS_URL else "True")
 
 SCHEDULER_LEASE_SECONDS = envint("SCHEDULER_LEASE_SECONDS", 15)
+MIRROR_LEASE_SECONDS = envint("MIRROR_LEASE_SECONDS", 15)
+MIRROR_WATCH_SECONDS = envint("MIRROR_WATCH_SECONDS", 60)
+"""timeoutSeconds of the mirror's watches (upstream's reflectors pick 5 to 10 minutes): a
+stopping mirror's last watch may take this long to end."""
 DEBUGGER_STOP_SECONDS = envint("DEBUGGER_STOP_SECONDS", 600)
 """How long the scheduler waits at a debugger stop nobody answers before it continues."""
 

@@ -2,9 +2,9 @@
 
 One worker with a thread pool consumes both queues of the in-memory broker (one worker per
 process: two would share the broker transport's event loop and trip over each other on stop).
-Each running scheduler service holds a thread for as long as it runs, so the services are
-limited to ``services`` threads and the others stay free for binding tasks. The watchdog
-starts every workspace's service.
+Each running scheduler service (and cluster mirror) holds a thread for as long as it runs, so
+they are limited to ``services`` (``mirrors``) threads and the others stay free for binding
+tasks. The watchdog starts every workspace's service and every linked connection's mirror.
 
 ``start_embedded_worker()`` is idempotent. ``playground.asgi`` starts it, once it has built
 the ASGI application, when the process serves the playground (``runserver`` / daphne) and
@@ -26,6 +26,7 @@ from celery.worker import WorkController
 from django.conf import settings
 
 from playground.celery import app as celery_app
+from playground.clusters import tasks as mirror_tasks
 from playground.scheduling import tasks, watchdog
 
 logger = logging.getLogger(__name__)
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 QUEUES = ["scheduler", "binding"]
 SERVICE_THREADS = 6
 """Scheduler services that can run at once in the process."""
+MIRROR_THREADS = 2
+"""Cluster mirrors that can run at once in the process (each also runs a thread per stream)."""
 BINDING_THREADS = 4
 READY_TIMEOUT = 30.0
 
@@ -56,9 +59,11 @@ class EmbeddedWorker:
         services: int = SERVICE_THREADS,
         binding_threads: int = BINDING_THREADS,
         run_watchdog: bool = True,
+        mirrors: int = MIRROR_THREADS,
     ) -> None:
         self.services = services
-        self.threads = services + binding_threads
+        self.mirrors = mirrors
+        self.threads = services + mirrors + binding_threads
         self.run_watchdog = run_watchdog
         self.worker: _Worker | None = None
         self._thread: threading.Thread | None = None
@@ -68,6 +73,7 @@ class EmbeddedWorker:
         celery_app.finalize()
         celery_app.set_current()
         tasks.limit_services(self.services)
+        mirror_tasks.limit_mirrors(self.mirrors)
         worker = _Worker(
             app=celery_app,
             hostname=f"embedded-{id(self)}@playground",
@@ -85,7 +91,7 @@ class EmbeddedWorker:
             raise RuntimeError("the embedded Celery worker did not start")
         self.worker, self._thread = worker, thread
         if self.run_watchdog:
-            watchdog.start_watchdog(tasks.ensure_all_schedulers_running)
+            watchdog.start_watchdog(*tasks.watchdog_checks())
         return self
 
     def stop(self, release: bool = True, timeout: float = 10.0) -> None:
@@ -96,6 +102,7 @@ class EmbeddedWorker:
         if self.run_watchdog:
             watchdog.stop_watchdog()
         tasks.stop_services(release=release, timeout=timeout)
+        mirror_tasks.stop_mirrors(release=release, timeout=timeout)
         worker, thread, self.worker, self._thread = self.worker, self._thread, None, None
         if worker is None or thread is None:
             return

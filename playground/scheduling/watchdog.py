@@ -1,15 +1,17 @@
-"""The watchdog: starts the scheduler service of every workspace that has none alive.
+"""The watchdog: starts the scheduler service of every workspace that has none alive, and the
+mirror of every connection linked to a workspace.
 
-A service that dies (its worker killed) leaves its lease to lapse; the watchdog notices and
-enqueues a successor, which takes over and rebuilds from the database. It runs in the embedded
-worker and in production's scheduler workers, once per process.
+A service (or mirror) that dies (its worker killed) leaves its lease to lapse; the watchdog
+notices and enqueues a successor, which takes over and rebuilds from the database (or re-lists
+the cluster). It runs in the embedded worker and in production's scheduler workers, once per
+process.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -18,14 +20,17 @@ logger = logging.getLogger(__name__)
 
 
 class Watchdog:
-    """A daemon thread calling ``check`` every ``interval`` seconds.
+    """A daemon thread calling each of ``checks`` every ``interval`` seconds.
 
-    ``check`` is the tasks module's ``ensure_all_schedulers_running``, handed in by whoever
-    starts the watchdog (that module imports this one).
+    The checks are the tasks modules' ``ensure_all_schedulers_running`` and
+    ``ensure_all_mirrors_running``, handed in by whoever starts the watchdog (those modules
+    import this one).
     """
 
-    def __init__(self, check: Callable[[], object], interval: float | None = None) -> None:
-        self.check = check
+    def __init__(
+        self, checks: Sequence[Callable[[], object]], interval: float | None = None
+    ) -> None:
+        self.checks = list(checks)
         self.interval = interval or float(settings.SCHEDULER_LEASE_SECONDS) / 2
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="scheduler-watchdog", daemon=True)
@@ -41,24 +46,25 @@ class Watchdog:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            try:
-                self.check()
-            except Exception:  # the database or broker is away: try again next time
-                logger.exception("the scheduler watchdog failed")
-            finally:
-                close_old_connections()
+            for check in self.checks:
+                try:
+                    check()
+                except Exception:  # the database or broker is away: try again next time
+                    logger.exception("the watchdog's %s failed", check.__name__)
+                finally:
+                    close_old_connections()
 
 
 _watchdog: Watchdog | None = None
 _lock = threading.Lock()
 
 
-def start_watchdog(check: Callable[[], object]) -> Watchdog:
+def start_watchdog(*checks: Callable[[], object]) -> Watchdog:
     """The process's watchdog, started on first call."""
     global _watchdog
     with _lock:
         if _watchdog is None:
-            _watchdog = Watchdog(check).start()
+            _watchdog = Watchdog(checks).start()
         return _watchdog
 
 

@@ -1,0 +1,125 @@
+"""Celery tasks of the clusters app: each connection's mirror.
+
+``run_mirror`` (queue ``scheduler``, beside the scheduler services: both run for as long as
+they hold their lease) runs a MirrorRuntime until it ends. ``ensure_mirror_running`` starts one
+for a connection linked to a workspace unless one holds a live lease; the connection pages call
+it, and so does the watchdog (``ensure_all_mirrors_running``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from celery import shared_task
+from celery.signals import worker_shutting_down
+from django.conf import settings
+from django.db import connections
+from django.utils import timezone
+
+from playground.clusters.models import ClusterConnection
+from playground.clusters.runtime import MIRROR_LEASES, MirrorRuntime
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class _Run:
+    """A mirror running in this process, and how to stop it."""
+
+    runtime: MirrorRuntime
+    stop: threading.Event = field(default_factory=threading.Event)
+    release: bool = True
+    ended: threading.Event = field(default_factory=threading.Event)
+
+
+_runs: dict[int, _Run] = {}
+_runs_lock = threading.Lock()
+_max_mirrors: int | None = None
+
+
+def limit_mirrors(most: int | None) -> None:
+    """At most ``most`` mirrors at once in this process (None: no limit); each holds a worker
+    thread for as long as it runs."""
+    global _max_mirrors
+    _max_mirrors = most
+
+
+@shared_task(bind=True, ignore_result=True, acks_late=False)
+def run_mirror(self: Any, connection_id: int) -> str:
+    """Mirrors the connection's cluster until the runtime ends (see MirrorRuntime)."""
+    with _runs_lock:
+        if _max_mirrors is not None and len(_runs) >= _max_mirrors:
+            return "no room for another mirror in this worker"
+    task_id = self.request.id or uuid.uuid4().hex
+    holder = f"{socket.gethostname()}:{os.getpid()}:{task_id}"
+    run = _Run(MirrorRuntime(connection_id, holder, task_id=task_id))
+    try:
+        if not run.runtime.start():
+            return run.runtime.why
+        with _runs_lock:
+            _runs[id(run)] = run
+        run.runtime.why = run.runtime.run(run.stop)
+        run.runtime.stop(release=run.release)
+        if run.runtime.restart:
+            ensure_mirror_running(connection_id)
+        return run.runtime.why
+    finally:
+        with _runs_lock:
+            _runs.pop(id(run), None)
+        run.ended.set()
+        connections.close_all()  # this thread may not run another mirror for a long time
+
+
+def ensure_mirror_running(connection: ClusterConnection | int) -> bool:
+    """Starts the connection's mirror unless one holds a live lease (or it mirrors nothing).
+
+    True when a start was requested. The lease is reserved for the task enqueued, so calls in
+    quick succession start one mirror, not several.
+    """
+    connection_id = connection if isinstance(connection, int) else connection.pk
+    if not ClusterConnection.objects.filter(pk=connection_id, workspace__isnull=False).exists():
+        return False
+    task_id = uuid.uuid4().hex
+    seconds = float(settings.MIRROR_LEASE_SECONDS)
+    if not MIRROR_LEASES.reserve_start(connection_id, task_id, timezone.now(), seconds):
+        return False
+    run_mirror.apply_async(args=[connection_id], task_id=task_id)
+    return True
+
+
+def ensure_all_mirrors_running() -> int:
+    """Starts the mirrors that are missing; returns how many were requested."""
+    linked = ClusterConnection.objects.filter(workspace__isnull=False)
+    return sum(ensure_mirror_running(pk) for pk in linked.values_list("pk", flat=True))
+
+
+def stop_mirrors(release: bool = True, timeout: float | None = 10.0) -> int:
+    """Stops every mirror this process runs and waits for them; returns how many there were.
+
+    ``release=False`` leaves their leases to lapse, as a killed worker would.
+    """
+    with _runs_lock:
+        runs = list(_runs.values())
+    for run in runs:
+        run.release = release
+        run.stop.set()
+    for run in runs:
+        run.ended.wait(timeout)
+    return len(runs)
+
+
+def running_mirrors() -> list[MirrorRuntime]:
+    with _runs_lock:
+        return [run.runtime for run in _runs.values()]
+
+
+@worker_shutting_down.connect
+def _stop_mirrors_on_shutdown(**_: Any) -> None:
+    """A worker told to stop hands its mirrors over at once instead of letting leases lapse."""
+    stop_mirrors(release=True, timeout=None)
