@@ -9,6 +9,9 @@ urlpatterns = [
     path("new/", views.connection_new, name="connection-new"),
     path("<int:pk>/", views.connection_detail, name="connection"),
     path("<int:pk>/test/", views.connection_test, name="connection-test"),
+    path("<int:pk>/mirror/", views.mirror_state, name="connection-mirror"),
+    path("<int:pk>/mirror/start/", views.mirror_start, name="connection-mirror-start"),
+    path("<int:pk>/mirror/stop/", views.mirror_stop, name="connection-mirror-stop"),
     path("<int:pk>/edit/", views.connection_edit, name="connection-edit"),
     path("<int:pk>/delete/", views.connection_delete, name="connection-delete"),
 ]

@@ -8,6 +8,7 @@ import yaml
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from playground.clusters.mirroring import mirrored_by
 from playground.front import live
 from playground.scheduling.scheduler_state import SchedulerState, scheduler_state
 
@@ -58,3 +59,10 @@ def service_state(workspace: Any) -> SafeString:
 def scheduler_state_of(workspace: Any) -> SchedulerState:
     """The scheduler's state, for a template that is not handed it (``{% ... as scheduler %}``)."""
     return scheduler_state(workspace.pk)
+
+
+@register.simple_tag
+def mirror_of(workspace: Any) -> Any:
+    """The connection whose cluster the workspace mirrors (its objects are read-only), or
+    None."""
+    return mirrored_by(workspace)

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from framework.api.errors import ObjectError
 from framework.cluster.interface import NotFoundError
-from playground.front.access import workspace_view
+from playground.front.access import object_edit_view
 from playground.front.commands import wake_scheduler
 from playground.front.manifest_text import (
     FieldProblem,
@@ -33,7 +33,7 @@ from playground.workspaces.models import ClusterObject, Workspace
 WRITE_ERRORS = (ObjectError, AlreadyExistsError, ConflictError, NotFoundError)
 
 
-@workspace_view
+@object_edit_view
 def new_object(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     if request.method != "POST":
         text = template_for(request.GET.get("kind", "Pod"))
@@ -42,7 +42,7 @@ def new_object(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     return _save(request, workspace, None, text, DatabaseCluster(workspace).create)
 
 
-@workspace_view
+@object_edit_view
 def edit_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
     row = get_object_or_404(ClusterObject, workspace=workspace, pk=pk)
     if request.method != "POST":
@@ -52,7 +52,7 @@ def edit_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResp
 
 
 @require_POST
-@workspace_view
+@object_edit_view
 def delete_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
     row = get_object_or_404(ClusterObject, workspace=workspace, pk=pk)
     cluster = DatabaseCluster(workspace)

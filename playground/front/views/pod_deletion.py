@@ -16,7 +16,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from playground.front.access import workspace_view
+from playground.front.access import object_edit_view
 from playground.front.commands import wake_scheduler
 from playground.front.pages import redirect_page
 from playground.front.pod_filter import PodFilter
@@ -30,7 +30,7 @@ SELECTED, MATCHING = "selected", "matching"
 
 
 @require_POST
-@workspace_view
+@object_edit_view
 def delete_pods(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     pod_filter = PodFilter.from_query(request.POST)
     back = _pods_url(workspace, pod_filter)

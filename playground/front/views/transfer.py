@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from playground.front.access import workspace_view
+from playground.front.access import object_edit_view, workspace_view
 from playground.front.commands import wake_scheduler
 from playground.front.object_templates import TEMPLATE_KINDS, template_for
 from playground.front.pages import redirect_page, render_page
@@ -62,7 +62,7 @@ def transfer(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 
 
 @require_POST
-@workspace_view
+@object_edit_view
 def import_objects(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     """All or nothing: every problem is listed, and nothing is stored unless there are none."""
     form = ImportForm(request.POST, request.FILES)
@@ -96,7 +96,7 @@ def export_objects(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 
 
 @require_POST
-@workspace_view
+@object_edit_view
 def bulk(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     """One step of a bulk creation: the next chunk, then the progress bar.
 

@@ -1,4 +1,5 @@
-"""``manage.py cluster add|list|test|remove|rotate``: connections from the command line.
+"""``manage.py cluster add|list|test|remove|rotate|mirror|unmirror``: connections from the
+command line.
 
 ``add`` reads a kubeconfig file (``-`` for stdin), checks it as the page does and tests it
 before storing; one whose test fails is stored only with ``--save-anyway``. Nothing here
@@ -25,6 +26,7 @@ from playground.clusters.connecting import (
 from playground.clusters.encryption import EncryptionKeyError, rotate
 from playground.clusters.forms import FollowFields
 from playground.clusters.kubeconfig import KubeconfigError
+from playground.clusters.mirroring import MirroringError, start_mirroring, stop_mirroring
 from playground.clusters.models import ClusterConnection
 
 
@@ -48,7 +50,15 @@ class Command(BaseCommand):
             "--save-anyway", action="store_true", help="store it even if the test fails"
         )
         actions.add_parser("list", help="every connection")
-        for name, text in (("test", "Test connection"), ("remove", "delete a connection")):
+        mirror = actions.add_parser("mirror", help="start mirroring into a new workspace")
+        mirror.add_argument("name")
+        mirror.add_argument("--owner", default="", help="when several users use the name")
+        mirror.add_argument("--workspace", default="", help="its name (default: the connection's)")
+        for name, text in (
+            ("test", "Test connection"),
+            ("remove", "delete a connection"),
+            ("unmirror", "stop mirroring (the workspace stays, editable)"),
+        ):
             action = actions.add_parser(name, help=text)
             action.add_argument("name")
             action.add_argument("--owner", default="", help="when several users use the name")
@@ -112,6 +122,25 @@ class Command(BaseCommand):
         connection = self._connection(name, owner)
         connection.delete()
         self.stdout.write(f'Connection "{name}" removed.')
+
+    def _mirror(self, *, name: str, owner: str, workspace: str, **options: Any) -> None:
+        connection = self._connection(name, owner)
+        try:
+            mirrored = start_mirroring(connection, workspace)
+        except MirroringError as err:
+            raise CommandError(str(err)) from None
+        self.stdout.write(
+            f'Connection "{name}" mirrors into workspace "{mirrored.name}" ({mirrored.slug}); '
+            "a worker's watchdog starts the mirror."
+        )
+
+    def _unmirror(self, *, name: str, owner: str, **options: Any) -> None:
+        connection = self._connection(name, owner)
+        try:
+            workspace = stop_mirroring(connection)
+        except MirroringError as err:
+            raise CommandError(str(err)) from None
+        self.stdout.write(f'Stopped mirroring: workspace "{workspace}" is an ordinary one now.')
 
     def _rotate(self, **options: Any) -> None:
         count = 0
