@@ -122,6 +122,23 @@ class Rank:
     chosen: bool
 
 
+def trace_context(
+    events: list[dict[str, Any]], final_scores: dict[str, int], chosen: str, limit: int | None
+) -> dict[str, Any]:
+    """What ``front/attempt_trace.html`` draws from an attempt's trace events: its extension
+    points, filter matrix (the first ``limit`` rows; all without one), score table and final
+    ranking. A stored attempt and a what-if are drawn from the same events the same way."""
+    results = results_of(events)
+    matrix = matrix_of(results)
+    return {
+        "points": extension_points(events),
+        "matrix": matrix,
+        "matrix_rows": shown_rows(matrix, limit),
+        "scores": scores_of(results),
+        "ranking": ranking(final_scores, chosen),
+    }
+
+
 def results_of(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """What the engine's debugger would show after these stored events (its ``results``)."""
     return results_so_far(TraceEvent.from_dict(event) for event in events)

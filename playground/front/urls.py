@@ -15,6 +15,7 @@ from playground.front.views import (
     queue,
     replay,
     transfer,
+    what_if,
     workspaces,
 )
 
@@ -68,6 +69,7 @@ urlpatterns = [
         debugger.breakpoints_clear,
         name="breakpoints-clear",
     ),
+    path("w/<slug:slug>/what-if/", what_if.what_if, name="what-if"),
     path("w/<slug:slug>/pause/", control.pause, name="pause"),
     path("w/<slug:slug>/resume/", control.resume, name="resume"),
 ]

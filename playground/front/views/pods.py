@@ -93,14 +93,9 @@ def attempt_tables(attempt: SchedulingAttempt, all_rows: bool = False) -> dict[s
     ``all_rows``), score table and final ranking, from its stored trace."""
     trace = AttemptTrace.objects.filter(attempt=attempt).first()
     events = trace.events() if trace else []
-    results = trace_tables.results_of(events)
-    matrix = trace_tables.matrix_of(results)
+    limit = None if all_rows else MATRIX_ROWS
     return {
         "attempt": attempt,
         "has_trace": trace is not None,
-        "points": trace_tables.extension_points(events),
-        "matrix": matrix,
-        "matrix_rows": trace_tables.shown_rows(matrix, None if all_rows else MATRIX_ROWS),
-        "scores": trace_tables.scores_of(results),
-        "ranking": trace_tables.ranking(attempt.final_scores, attempt.node),
+        **trace_tables.trace_context(events, attempt.final_scores, attempt.node, limit),
     }
