@@ -194,3 +194,12 @@ def test_a_recording_of_another_connection_is_not_found(logged_in, stopped, user
     other = ClusterConnection.objects.create(name="other", owner=user)
     url = reverse("recording-download", args=[other.pk, stopped.pk])
     assert logged_in.get(url).status_code == 404
+
+
+def test_the_admin_lists_recordings_and_replays(admin_client, stopped):
+    Replay.objects.create(recording=stopped, speed="fastest")
+    for model in ("recording", "replay"):
+        listing = admin_client.get(reverse(f"admin:clusters_{model}_changelist"))
+        assert listing.status_code == 200, model
+    change = admin_client.get(reverse("admin:clusters_recording_change", args=[stopped.pk]))
+    assert change.status_code == 200 and "recordings/1-x.jsonl" in change.content.decode()
