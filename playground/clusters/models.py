@@ -182,7 +182,7 @@ class Recording(models.Model):
         return Path(settings.VAR_DIR) / self.file
 
     @property
-    def recording(self) -> bool:
+    def in_progress(self) -> bool:
         return self.stopped_at is None
 
     def duration_seconds(self) -> float:

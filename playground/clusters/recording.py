@@ -86,10 +86,15 @@ class Recorder:
         self._file: IO[str] | None = recording.path.open("w", encoding="utf-8")
         with self._lock:
             mirror.observers.append(self.observe)
-            self._write(self._header())
-            snapshot = self._snapshot()
-            for manifest in snapshot:
-                self._write({"t": 0, "type": ADDED, "object": manifest})
+            try:
+                self._write(self._header())
+                snapshot = self._snapshot()
+                for manifest in snapshot:
+                    self._write({"t": 0, "type": ADDED, "object": manifest})
+            except BaseException:
+                mirror.observers.remove(self.observe)
+                self._file.close()
+                raise
         Recording.objects.filter(pk=recording.pk).update(objects_at_start=len(snapshot))
         recording.objects_at_start = len(snapshot)
         logger.info(

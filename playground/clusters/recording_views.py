@@ -9,6 +9,8 @@ server's words, why not.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -52,26 +54,26 @@ def recordings_section(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def start_recording(request: HttpRequest, pk: int) -> HttpResponse:
-    connection = owned(request, pk)
-    try:
-        recordings.start(connection)
-    except recordings.RecordingRefused as err:
-        messages.error(request, str(err))
-    else:
-        messages.success(request, "Recording: every change the mirror sees is written.")
-    return redirect(connection)
+    done = "Recording: every change the mirror sees is written."
+    return _record(request, pk, recordings.start, done)
 
 
 @login_required
 @require_POST
 def stop_recording(request: HttpRequest, pk: int) -> HttpResponse:
+    return _record(request, pk, recordings.stop, "Recording stopped.")
+
+
+def _record(
+    request: HttpRequest, pk: int, action: Callable[[ClusterConnection], Recording], done: str
+) -> HttpResponse:
     connection = owned(request, pk)
     try:
-        recordings.stop(connection)
+        action(connection)
     except recordings.RecordingRefused as err:
         messages.error(request, str(err))
     else:
-        messages.success(request, "Recording stopped.")
+        messages.success(request, done)
     return redirect(connection)
 
 
@@ -101,7 +103,7 @@ def delete_recording(request: HttpRequest, pk: int, recording_pk: int) -> HttpRe
 def replay_recording(request: HttpRequest, pk: int, recording_pk: int) -> HttpResponse:
     recording = _recording(request, pk, recording_pk)
     try:
-        if recording.recording:
+        if recording.in_progress:
             raise ReplayError("the recording is still going on: stop it first")
         speed = parse_speed(request.POST.get("speed", "1"))
         workspace = _target(request, recording)

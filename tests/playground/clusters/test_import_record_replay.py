@@ -47,10 +47,7 @@ connect = test_mirror.connect  # the mirror tests' fixtures
 core = test_mirror.core
 
 
-@pytest.fixture(autouse=True)
-def var_dir(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("var_dir")
 
 
 def unmirrored_connection(kube_api, user, name: str = "prod") -> ClusterConnection:

@@ -8,25 +8,18 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from playground.clusters.models import ClusterConnection, Recording, Replay
+from playground.clusters.models import Recording, Replay
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import Workspace
 from playground.workspaces.services import create_workspace
 from tests.playground.clusters.test_mirror import node
 
-
-@pytest.fixture(autouse=True)
-def var_dir(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("var_dir")
 
 
 @pytest.fixture
-def connection(kube_api, user):
-    made = ClusterConnection(name="prod", owner=user, server=kube_api.url)
-    made.set_kubeconfig(kube_api.kubeconfig_text())
-    made.save()
-    return made
+def connection(kube_connection):
+    return kube_connection
 
 
 def run(*args: str) -> str:

@@ -19,11 +19,7 @@ from playground.workspaces.services import create_workspace
 from tests.playground.clusters.test_mirror import node
 from tests.playground.conftest import PASSWORD
 
-
-@pytest.fixture(autouse=True)
-def var_dir(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("var_dir")
 
 
 @pytest.fixture
@@ -33,11 +29,8 @@ def logged_in(client, user):
 
 
 @pytest.fixture
-def connection(kube_api, user):
-    made = ClusterConnection(name="prod", owner=user, server=kube_api.url)
-    made.set_kubeconfig(kube_api.kubeconfig_text())
-    made.save()
-    return made
+def connection(kube_connection):
+    return kube_connection
 
 
 @pytest.fixture
@@ -99,7 +92,7 @@ def test_start_then_stop_lists_the_recording(logged_in, mirrored):
     response = logged_in.post(reverse("recording-start", args=[mirrored.pk]))
     assert response.status_code == 302 and response["Location"] == mirrored.get_absolute_url()
     recording = Recording.objects.get()
-    assert recording.recording and recording.file.startswith(f"recordings/{mirrored.pk}-")
+    assert recording.in_progress and recording.file.startswith(f"recordings/{mirrored.pk}-")
     text = page(logged_in, mirrored)
     assert "Stop recording" in text and "no file yet" in text
     logged_in.post(reverse("recording-stop", args=[mirrored.pk]))

@@ -181,7 +181,7 @@ class Command(BaseCommand):
         found = Recording.objects.select_related("connection__owner").filter(pk=recording).first()
         if found is None:
             raise CommandError(f"no recording {recording}")
-        if found.recording:
+        if found.in_progress:
             raise CommandError(f"recording {recording} is still going on: stop it first")
         try:
             target = self._replay_target(found, workspace)
