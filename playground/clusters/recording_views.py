@@ -3,8 +3,8 @@ recordings.html draws): copies of what the cluster holds, now or over time.
 
 Like the connection, its recordings are its owner's: the files hold the cluster's objects
 (never credentials), and everyone else gets a 404. Every action is a POST that redirects back
-to the connection's page with a message saying what happened or, in the engine's and the
-server's words, why not.
+to the connection's page (a successful import: to its new workspace) with a message saying
+what happened or, in the engine's and the server's words, why not.
 """
 
 from __future__ import annotations
