@@ -13,6 +13,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+"""What the playground writes beside its code: the SQLite database, the embedded mode's key,
+static files, recordings of clusters (``recordings/``)."""
 
 
 def envbool(name: str, default: str = "False") -> bool:
@@ -106,18 +109,18 @@ DATABASE_URL = os.getenv("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
-    (BASE_DIR / "var").mkdir(exist_ok=True)
+    VAR_DIR.mkdir(exist_ok=True)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": os.getenv("SQLITE_PATH", str(BASE_DIR / "var" / "playground.sqlite3")),
+            "NAME": os.getenv("SQLITE_PATH", str(VAR_DIR / "playground.sqlite3")),
             # IMMEDIATE: a transaction takes the write lock when it begins, so two writers
             # queue for it instead of failing with "database is locked" when both upgrade.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
             # The test database is a file too (Django's default, ":memory:", is private to
             # one connection), so worker threads and a server process under test can share it.
             # One per test process: runs side by side never collide.
-            "TEST": {"NAME": str(BASE_DIR / "var" / f"test-{os.getpid()}.sqlite3")},
+            "TEST": {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")},
         }
     }
 
@@ -166,7 +169,7 @@ stopping mirror's last watch may take this long to end."""
 DEBUGGER_STOP_SECONDS = envint("DEBUGGER_STOP_SECONDS", 600)
 """How long the scheduler waits at a debugger stop nobody answers before it continues."""
 
-ENCRYPTION_KEY_FILE = Path(os.getenv("ENCRYPTION_KEY_FILE", BASE_DIR / "var" / "encryption.key"))
+ENCRYPTION_KEY_FILE = Path(os.getenv("ENCRYPTION_KEY_FILE", VAR_DIR / "encryption.key"))
 """The embedded mode's key for credentials at rest, made on first use. PLAYGROUND_ENCRYPTION_KEY
 or PLAYGROUND_SECRET_KEY_FILE come first; production requires one (see clusters.encryption)."""
 
@@ -184,7 +187,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.getenv("STATIC_ROOT", BASE_DIR / "var" / "static"))
+STATIC_ROOT = Path(os.getenv("STATIC_ROOT", VAR_DIR / "static"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

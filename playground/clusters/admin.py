@@ -9,7 +9,7 @@ asks for a confirmation before the second scheduler starts binding real pods.
 from django.contrib import admin
 from django.http import HttpRequest
 
-from playground.clusters.models import ClusterConnection
+from playground.clusters.models import ClusterConnection, Recording, Replay
 
 
 @admin.register(ClusterConnection)
@@ -54,3 +54,23 @@ class ClusterConnectionAdmin(admin.ModelAdmin):
         if not obj.kubeconfig_encrypted:
             return "none"
         return "stored encrypted; replace them by uploading a kubeconfig on the connection's page"
+
+
+@admin.register(Recording)
+class RecordingAdmin(admin.ModelAdmin):
+    """Recordings are started and stopped on the connection's page (the mirror writes them)."""
+
+    list_display = ("connection", "started_at", "stopped_at", "events", "objects_at_start")
+    readonly_fields = ("connection", "file", "events", "objects_at_start")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Replay)
+class ReplayAdmin(admin.ModelAdmin):
+    list_display = ("recording", "workspace", "speed", "state", "applied", "total")
+    readonly_fields = ("recording", "workspace", "speed", "state", "applied", "total", "error")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a replay is a task: the connection's page or manage.py cluster replay

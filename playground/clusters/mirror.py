@@ -257,6 +257,7 @@ class Mirror:
             else:
                 self._failed(stream, err)
         except (urllib3.exceptions.HTTPError, OSError) as err:
+            self._forget_connections()
             self._failed(stream, err)
         except ObjectError as err:
             # The workspace refused a write (admission); list again after the backoff.
@@ -505,6 +506,12 @@ class Mirror:
     # ------------------------------------------------------------------------------------------
     # Helpers
 
+    def _forget_connections(self) -> None:
+        """Closes the client's idle pooled connections after a failure of the connection: the
+        server may have restarted, and every one of them would fail once before a new one is
+        made (with no retries, each failure is a stream's backoff)."""
+        self.api_client.rest_client.pool_manager.clear()
+
     def _check_halt(self) -> None:
         if self.halt.is_set():
             raise Halted
@@ -515,9 +522,22 @@ class Mirror:
 
     def _get(self, stream: Stream, query: list[tuple[str, Any]], read_timeout: float = 0) -> Any:
         """GET through the official client, returning the raw urllib3 response (plain JSON,
-        as the API gives it)."""
+        as the API gives it).
+
+        A GET that the server closes without an answer is sent once more: the pooled
+        connection it went out on had been closed by the server while idle (servers and load
+        balancers close idle connections; the client retries nothing, so that Test connection
+        fails at once on a refused connection or a TLS error)."""
         if self.label_selector:
             query = [*query, ("labelSelector", self.label_selector)]
+        try:
+            return self._call(stream, query, read_timeout)
+        except urllib3.exceptions.MaxRetryError as err:
+            if not isinstance(err.reason, urllib3.exceptions.ProtocolError):
+                raise
+        return self._call(stream, query, read_timeout)
+
+    def _call(self, stream: Stream, query: list[tuple[str, Any]], read_timeout: float) -> Any:
         return self.api_client.call_api(
             stream.followed.path(stream.namespace),
             "GET",

@@ -7,11 +7,15 @@ way to change it is to upload a new one (``set_kubeconfig``).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
 from django.urls import reverse
+from django.utils import timezone
 
 from framework.api.label_syntax import parse_selector
 from framework.api.labels import Selector
@@ -102,6 +106,12 @@ class ClusterConnection(models.Model):
         """Its owner's (and superusers'): it holds their credentials."""
         return user.is_authenticated and (user.is_superuser or self.owner_id == user.id)
 
+    def replaying(self) -> bool:
+        """Whether a replay of one of its recordings is queued or running (the page follows)."""
+        return Replay.objects.filter(
+            recording__connection=self, state__in=(Replay.QUEUED, Replay.RUNNING)
+        ).exists()
+
 
 class MirrorLease(models.Model):
     """Who runs a connection's mirror: one worker at a time, as the scheduler's lease
@@ -140,3 +150,83 @@ class MirrorStatus(models.Model):
 
     def __str__(self) -> str:
         return f"{self.connection}: {self.state}"
+
+
+class Recording(models.Model):
+    """A file of every change a connection's mirror saw from ``started_at`` on (one JSON line
+    each, after a snapshot of what it held then), for an ordinary workspace to replay.
+
+    The page or the command creates it with ``stopped_at`` null; the mirror's runtime notices
+    it and writes (playground.clusters.recording); Stop sets ``stopped_at``, and the runtime
+    closes the file and counts its events.
+    """
+
+    connection = models.ForeignKey(
+        ClusterConnection, on_delete=models.CASCADE, related_name="recordings"
+    )
+    started_at = models.DateTimeField(default=timezone.now)
+    stopped_at = models.DateTimeField(null=True, blank=True, help_text="Null while recording.")
+    file = models.CharField(max_length=300, help_text="Path relative to the var directory.")
+    events = models.PositiveIntegerField(default=0, help_text="Changes after the snapshot.")
+    objects_at_start = models.PositiveIntegerField(default=0, help_text="Lines of the snapshot.")
+    error = models.TextField(blank=True, help_text="Why recording stopped, if it failed.")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.connection}: recording of {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def path(self) -> Path:
+        return Path(settings.VAR_DIR) / self.file
+
+    @property
+    def in_progress(self) -> bool:
+        return self.stopped_at is None
+
+    def duration_seconds(self) -> float:
+        end = self.stopped_at or timezone.now()
+        return max(0.0, (end - self.started_at).total_seconds())
+
+    def size(self) -> int | None:
+        """The file's size in bytes; None when there is no file (yet)."""
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return None
+
+
+@receiver(post_delete, sender=Recording)
+def _delete_recording_file(sender: type, instance: Recording, **_: Any) -> None:
+    """A recording's file goes with it, also when its connection is deleted."""
+    instance.path.unlink(missing_ok=True)
+
+
+class Replay(models.Model):
+    """One replay of a recording into an ordinary workspace, and how far it got (the page shows
+    it while the Celery task works)."""
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+    recording = models.ForeignKey(Recording, on_delete=models.CASCADE, related_name="replays")
+    workspace = models.ForeignKey(
+        Workspace, null=True, on_delete=models.SET_NULL, related_name="replays"
+    )
+    speed = models.CharField(max_length=8, default="1", help_text="1, 2, 10, 100 or fastest.")
+    state = models.CharField(max_length=8, default=QUEUED)
+    applied = models.PositiveIntegerField(default=0, help_text="Lines applied so far.")
+    total = models.PositiveIntegerField(default=0, help_text="Lines of the file (snapshot too).")
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"replay of {self.recording} into {self.workspace}: {self.state}"
+
+    @property
+    def active(self) -> bool:
+        return self.state in (self.QUEUED, self.RUNNING)

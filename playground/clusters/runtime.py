@@ -10,7 +10,9 @@ every ``status_seconds`` until told to stop:
 - ends when the connection is gone, is no longer linked to the workspace it mirrors ("Stop
   mirroring"), or its settings changed (namespaces, selector, credentials): then the task
   starts a successor at once, which follows the new settings;
-- writes MirrorStatus: synced / syncing / failing, the last error, objects per kind, lag.
+- writes MirrorStatus: synced / syncing / failing, the last error, objects per kind, lag;
+- starts and stops the connection's recording as the page asks (``recording.follow``). A
+  recording ends with the run that made it (its file would not say what a gap missed).
 
 A worker that dies stops renewing; the lease lapses and the watchdog's next round starts the
 mirror on another worker, which re-lists and reconciles (nothing is applied twice).
@@ -30,6 +32,7 @@ from django.utils import timezone
 from kubernetes.client import ApiClient
 
 from framework.util.clock import Clock, RealClock
+from playground.clusters import recording
 from playground.clusters.connecting import api_client
 from playground.clusters.encryption import EncryptionKeyError
 from playground.clusters.kubeconfig import KubeconfigError
@@ -78,6 +81,7 @@ class MirrorRuntime:
         self.generation: int | None = None
         self.connection: ClusterConnection | None = None
         self.mirror: Mirror | None = None
+        self.recorder: recording.Recorder | None = None
         self.client: ApiClient | None = None
         self.why = ""
         self.restart = False
@@ -152,12 +156,16 @@ class MirrorRuntime:
             self.restart = True
             return "the connection's settings changed"
         self.write_status()
+        self.recorder = recording.follow(current, self.mirror, self.recorder)
         return ""
 
     def stop(self, release: bool = True, write_stopped: bool = True) -> None:
         """Ends the run: gives the lease up (``release``) and says the mirror stopped, unless
         another worker holds it now (its state is its own to write)."""
         self._streams_stop.set()
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
         if self.client is not None:
             self.client.close()
             self.client = None

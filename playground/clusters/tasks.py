@@ -1,9 +1,13 @@
-"""Celery tasks of the clusters app: each connection's mirror.
+"""Celery tasks of the clusters app: each connection's mirror, and recordings replayed.
 
 ``run_mirror`` (queue ``scheduler``, beside the scheduler services: both run for as long as
 they hold their lease) runs a MirrorRuntime until it ends. ``ensure_mirror_running`` starts one
 for a connection linked to a workspace unless one holds a live lease; the connection pages call
-it, and so does the watchdog (``ensure_all_mirrors_running``).
+it, and so does the watchdog (``ensure_all_mirrors_running``, which this module hands to it).
+
+``replay_recording`` runs on the ``scheduler`` queue too: it may run for long (a recording at
+its recorded pace), and the binding workers must stay free for binding cycles. The embedded
+worker consumes that queue, so in the default mode both run inside the web process.
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_shutting_down
 from django.conf import settings
-from django.db import connections
+from django.db import close_old_connections, connections
 from django.utils import timezone
 
-from playground.clusters.models import ClusterConnection
+from playground.clusters.models import ClusterConnection, Replay
+from playground.clusters.replay import run_replay
 from playground.clusters.runtime import MIRROR_LEASES, MirrorRuntime
+from playground.scheduling import watchdog
+from playground.scheduling.tasks import SCHEDULER_QUEUE, ensure_scheduler_running
 
 logger = logging.getLogger(__name__)
 
@@ -123,3 +130,31 @@ def running_mirrors() -> list[MirrorRuntime]:
 def _stop_mirrors_on_shutdown(**_: Any) -> None:
     """A worker told to stop hands its mirrors over at once instead of letting leases lapse."""
     stop_mirrors(release=True, timeout=None)
+
+
+watchdog.keep_running(ensure_all_mirrors_running)
+
+
+# ----------------------------------------------------------------------------------------------
+# Replays
+
+
+@shared_task(ignore_result=True)
+def replay_recording(replay_id: int) -> str:
+    """Plays a Replay row's recording into its workspace (the row says how far it got)."""
+    try:
+        rows = Replay.objects.select_related("recording__connection", "workspace")
+        replay = rows.filter(pk=replay_id).first()
+        if replay is None:
+            return "the replay is gone"
+        if replay.workspace is not None:
+            ensure_scheduler_running(replay.workspace)
+        run_replay(replay)
+        return replay.state
+    finally:
+        close_old_connections()
+
+
+def start_replay(replay: Replay) -> None:
+    """Queues the replay's task (the page calls it once the Replay row is stored)."""
+    replay_recording.apply_async(args=[replay.pk], queue=SCHEDULER_QUEUE)

@@ -91,7 +91,7 @@ class EmbeddedWorker:
             raise RuntimeError("the embedded Celery worker did not start")
         self.worker, self._thread = worker, thread
         if self.run_watchdog:
-            watchdog.start_watchdog(*tasks.watchdog_checks())
+            watchdog.start_watchdog()
         return self
 
     def stop(self, release: bool = True, timeout: float = 10.0) -> None:

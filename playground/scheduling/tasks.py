@@ -13,7 +13,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +24,6 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
-from playground.clusters import tasks as mirror_tasks
 from playground.scheduling import lease, watchdog
 from playground.scheduling.binding import BindingRequest, run_bindings
 from playground.scheduling.service import SchedulerService
@@ -124,10 +123,7 @@ def ensure_all_schedulers_running() -> int:
     )
 
 
-def watchdog_checks() -> tuple[Callable[[], int], ...]:
-    """What the watchdog keeps running: every workspace's scheduler service, and the mirror of
-    every connection linked to a workspace (the same queue's other long-running task)."""
-    return (ensure_all_schedulers_running, mirror_tasks.ensure_all_mirrors_running)
+watchdog.keep_running(ensure_all_schedulers_running)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -178,4 +174,4 @@ def _stop_services_on_shutdown(**_: Any) -> None:
 def _watch_workspaces(sender: Any, **_: Any) -> None:
     """A worker of the scheduler queue (production) runs the watchdog that starts services."""
     if SCHEDULER_QUEUE in {queue.name for queue in sender.task_consumer.queues}:
-        watchdog.start_watchdog(*watchdog_checks())
+        watchdog.start_watchdog()

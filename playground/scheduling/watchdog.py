@@ -20,17 +20,13 @@ logger = logging.getLogger(__name__)
 
 
 class Watchdog:
-    """A daemon thread calling each of ``checks`` every ``interval`` seconds.
-
-    The checks are the tasks modules' ``ensure_all_schedulers_running`` and
-    ``ensure_all_mirrors_running``, handed in by whoever starts the watchdog (those modules
-    import this one).
-    """
+    """A daemon thread calling each of ``checks`` every ``interval`` seconds (the list is read
+    each round: a check added later is called too)."""
 
     def __init__(
         self, checks: Sequence[Callable[[], object]], interval: float | None = None
     ) -> None:
-        self.checks = list(checks)
+        self.checks = checks
         self.interval = interval or float(settings.SCHEDULER_LEASE_SECONDS) / 2
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="scheduler-watchdog", daemon=True)
@@ -57,14 +53,23 @@ class Watchdog:
 
 _watchdog: Watchdog | None = None
 _lock = threading.Lock()
+_checks: list[Callable[[], object]] = []
 
 
-def start_watchdog(*checks: Callable[[], object]) -> Watchdog:
+def keep_running(check: Callable[[], object]) -> None:
+    """Adds a check to the process's watchdog. The tasks modules hand theirs in as they are
+    imported (``ensure_all_schedulers_running``, ``ensure_all_mirrors_running``): this module
+    is below them and imports neither."""
+    if check not in _checks:
+        _checks.append(check)
+
+
+def start_watchdog() -> Watchdog:
     """The process's watchdog, started on first call."""
     global _watchdog
     with _lock:
         if _watchdog is None:
-            _watchdog = Watchdog(checks).start()
+            _watchdog = Watchdog(_checks).start()
         return _watchdog
 
 

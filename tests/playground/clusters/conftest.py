@@ -10,6 +10,7 @@ import pytest
 
 from playground.clusters.encryption import KEY_ENV, KEY_FILE_ENV, generate_key
 from playground.clusters.kubeconfig import ALLOW_EXEC_ENV
+from playground.clusters.models import ClusterConnection
 from tests.kube.fixtures import kube_api  # noqa: F401  (a fixture, used by name)
 
 
@@ -20,3 +21,20 @@ def encryption_key(monkeypatch):
     monkeypatch.delenv(KEY_FILE_ENV, raising=False)
     monkeypatch.delenv(ALLOW_EXEC_ENV, raising=False)
     return key
+
+
+@pytest.fixture
+def var_dir(settings, tmp_path):
+    """The var directory (recordings are written there) in the test's own folder."""
+    settings.VAR_DIR = tmp_path
+    return tmp_path
+
+
+@pytest.fixture
+def kube_connection(request, user):
+    """A stored connection "prod" of the user to the test API server, mirrored nowhere."""
+    server = request.getfixturevalue("kube_api")
+    connection = ClusterConnection(name="prod", owner=user, server=server.url)
+    connection.set_kubeconfig(server.kubeconfig_text())
+    connection.save()
+    return connection

@@ -7,6 +7,7 @@ The runtime's threads write the database: the tests use committed transactions.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -14,7 +15,7 @@ import pytest
 from django.db import connections
 from kubernetes.client import CoreV1Api
 
-from playground.clusters import tasks
+from playground.clusters import recording, tasks
 from playground.clusters.mirroring import start_mirroring, stop_mirroring
 from playground.clusters.models import ClusterConnection, MirrorLease, MirrorStatus
 from playground.clusters.runtime import MIRROR_LEASES, MirrorRuntime
@@ -197,6 +198,34 @@ def test_new_settings_end_the_run_for_a_successor(kube_api, connection, runtimes
     connection.save()
     wait_until(lambda: ended == ["the connection's settings changed"], "the runtime ends")
     assert runtime.restart
+
+
+def test_the_runtime_records_what_the_page_asks_and_ends_the_recording_with_it(
+    kube_api, connection, runtimes, var_dir
+):
+    kube_api.create(node("n1"))
+    start_mirroring(connection)
+    runtime = runtimes(connection, "worker-a")
+    assert runtime.start()
+    stop, ended = runtimes.run(runtime)
+    wait_until(lambda: state_of(connection) == "synced", "the mirror is synced")
+
+    started = recording.start(ClusterConnection.objects.get(pk=connection.pk))
+    wait_until(lambda: runtime.recorder is not None, "the runtime starts recording")
+    CoreV1Api(kube_api.client()).create_node(node("n2"))
+
+    def lines() -> list[tuple[str, str]]:
+        rows = [json.loads(line) for line in started.path.read_text().splitlines()[1:]]
+        return [(row["type"], row["object"]["metadata"]["name"]) for row in rows]
+
+    wait_until(lambda: ("ADDED", "n2") in lines(), "the new node is recorded")
+    assert lines().index(("ADDED", "n1")) < lines().index(("ADDED", "n2"))  # snapshot first
+    stop.set()
+    wait_until(lambda: ended == ["stopped"], "the run ends")
+    runtime.stop()
+    started.refresh_from_db()
+    assert started.stopped_at is not None
+    assert started.events >= 1
 
 
 def test_a_connection_that_mirrors_nothing_is_not_run(connection, runtimes):

@@ -1,9 +1,13 @@
-"""``manage.py cluster add|list|test|remove|rotate|mirror|unmirror``: connections from the
-command line.
+"""``manage.py cluster add|list|test|remove|rotate|mirror|unmirror|import|record|replay``:
+connections from the command line.
 
 ``add`` reads a kubeconfig file (``-`` for stdin), checks it as the page does and tests it
 before storing; one whose test fails is stored only with ``--save-anyway``. Nothing here
 prints a credential: only names, servers, contexts and the test's answers.
+
+``import`` copies a snapshot of the cluster into a new workspace of the connection's owner;
+``record NAME start|stop`` starts or stops a recording (the mirror's runtime writes it);
+``replay ID`` plays a recording into a workspace inline, at its pace times ``--speed``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from playground.clusters import recording as recordings
 from playground.clusters.access import AccessReport, needs_of
 from playground.clusters.connecting import (
     Target,
@@ -27,7 +32,16 @@ from playground.clusters.encryption import EncryptionKeyError, rotate
 from playground.clusters.forms import FollowFields
 from playground.clusters.kubeconfig import KubeconfigError
 from playground.clusters.mirroring import MirroringError, start_mirroring, stop_mirroring
-from playground.clusters.models import ClusterConnection
+from playground.clusters.models import ClusterConnection, Recording, Replay
+from playground.clusters.replay import (
+    SPEEDS,
+    ReplayError,
+    check_target,
+    new_target,
+    run_replay,
+)
+from playground.clusters.snapshot import ImportFailed, import_snapshot
+from playground.workspaces.models import Workspace
 
 
 class Command(BaseCommand):
@@ -63,6 +77,20 @@ class Command(BaseCommand):
             action.add_argument("name")
             action.add_argument("--owner", default="", help="when several users use the name")
         actions.add_parser("rotate", help="re-encrypt every kubeconfig with the current key")
+        snapshot = actions.add_parser("import", help="copy the cluster into a new workspace")
+        snapshot.add_argument("name", help="the connection")
+        snapshot.add_argument("--owner", default="", help="when several users use the name")
+        snapshot.add_argument("--workspace", default="", help="its name (default: dated)")
+        record = actions.add_parser("record", help="start or stop recording the mirror")
+        record.add_argument("name", help="the connection")
+        record.add_argument("what", choices=["start", "stop"])
+        record.add_argument("--owner", default="", help="when several users use the name")
+        replay = actions.add_parser("replay", help="play a recording into a workspace")
+        replay.add_argument("recording", type=int, help="the recording's id")
+        replay.add_argument(
+            "--workspace", default="", help="an ordinary workspace of the owner, or a new one"
+        )
+        replay.add_argument("--speed", default="1", choices=list(SPEEDS))
 
     def handle(self, *args: Any, action: str, **options: Any) -> None:
         getattr(self, f"_{action}")(**options)
@@ -155,6 +183,52 @@ class Command(BaseCommand):
                 connection.save(update_fields=["kubeconfig_encrypted"])
                 count += 1
         self.stdout.write(f"{count} kubeconfig(s) re-encrypted with the current key.")
+
+    def _import(self, *, name: str, owner: str, workspace: str, **options: Any) -> None:
+        connection = self._connection(name, owner)
+        try:
+            made = import_snapshot(connection, connection.owner, workspace)
+        except ImportFailed as err:
+            raise CommandError(str(err)) from None
+        count = made.cluster_objects.count()
+        self.stdout.write(f'Imported {count} objects into workspace "{made.name}" ({made.slug}).')
+
+    def _record(self, *, name: str, what: str, owner: str, **options: Any) -> None:
+        connection = self._connection(name, owner)
+        try:
+            if what == "start":
+                recording = recordings.start(connection)
+                self.stdout.write(f"Recording {recording.pk} started: {recording.file}")
+            else:
+                recording = recordings.stop(connection)
+                self.stdout.write(f"Recording {recording.pk} stopped.")
+        except recordings.RecordingRefused as err:
+            raise CommandError(str(err)) from None
+
+    def _replay(self, *, recording: int, workspace: str, speed: str, **options: Any) -> None:
+        found = Recording.objects.select_related("connection__owner").filter(pk=recording).first()
+        if found is None:
+            raise CommandError(f"no recording {recording}")
+        if found.in_progress:
+            raise CommandError(f"recording {recording} is still going on: stop it first")
+        try:
+            target = self._replay_target(found, workspace)
+        except ReplayError as err:
+            raise CommandError(str(err)) from None
+        replay = Replay.objects.create(recording=found, workspace=target, speed=speed)
+        self.stdout.write(f'Replaying recording {found.pk} into workspace "{target.name}"...')
+        run_replay(replay)
+        if replay.state == Replay.FAILED:
+            raise CommandError(f"replay failed after {replay.applied} lines: {replay.error}")
+        self.stdout.write(f"Replayed {replay.applied} lines.")
+
+    def _replay_target(self, recording: Recording, name: str) -> Workspace:
+        owner = recording.connection.owner
+        existing = Workspace.objects.filter(owner=owner, name__iexact=name.strip()).first()
+        if name and existing is not None:
+            check_target(existing)
+            return existing
+        return new_target(recording, owner, name)
 
     def _target(self, path: str | None, context: str) -> Target:
         try:
