@@ -40,6 +40,7 @@ WATCHED_KINDS = (
     ("apps", "replicasets"),
     ("apps", "statefulsets"),
     ("", "replicationcontrollers"),
+    ("node.k8s.io", "runtimeclasses"),
 )
 """(API group, resource) of every kind the engine reads: the mirror lists and watches them."""
 

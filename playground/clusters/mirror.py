@@ -94,6 +94,7 @@ FOLLOWED: tuple[Followed, ...] = (
     # Namespaces and classes first: pods are admitted against the PriorityClasses stored.
     Followed("Namespace", "", "v1", "namespaces", False),
     Followed("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False),
+    Followed("RuntimeClass", "node.k8s.io", "v1", "runtimeclasses", False),
     Followed("StorageClass", "storage.k8s.io", "v1", "storageclasses", False),
     Followed("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False),
     Followed("CSINode", "storage.k8s.io", "v1", "csinodes", False),

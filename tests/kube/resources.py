@@ -66,6 +66,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
     Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, ("status",)),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
+    Resource("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", False),
     Resource("coordination.k8s.io", "v1", "leases", "Lease", True),
     Resource("events.k8s.io", "v1", "events", "Event", True, (), ("regarding.name",), "events"),
 )

@@ -39,6 +39,13 @@ def manifests() -> list[dict]:
             "value": 1000,
         },
         {
+            "apiVersion": "node.k8s.io/v1",
+            "kind": "RuntimeClass",
+            "metadata": {"name": "gvisor", **meta},
+            "handler": "runsc",
+            "overhead": {"podFixed": {"cpu": "250m"}},
+        },
+        {
             "apiVersion": "storage.k8s.io/v1",
             "kind": "StorageClass",
             "metadata": {"name": "fast", **meta},
