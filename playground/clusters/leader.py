@@ -233,8 +233,10 @@ class LeaderElector:
             return False
 
     def release(self) -> bool:
-        """Gives the Lease up if we hold it (ReleaseOnCancel): a successor need not wait."""
+        """Gives the Lease up if we hold it (ReleaseOnCancel): a successor need not wait.
+        The next ``tick()`` tries to acquire it again at once."""
         self.leading = False
+        self._next_try = float("-inf")
         try:
             current = self._get()
         except Exception:

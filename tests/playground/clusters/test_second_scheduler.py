@@ -11,6 +11,7 @@ two users stand for two playground deployments scheduling the same cluster.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import threading
@@ -22,7 +23,7 @@ import pytest
 import yaml
 from django.conf import settings
 
-from framework.util.clock import FakeClock
+from framework.util.clock import FakeClock, RealClock
 from playground.clusters.connecting import api_client
 from playground.clusters.leader import micro_time
 from playground.clusters.mirror import Mirror
@@ -101,7 +102,7 @@ class Instance:
     workspace: Workspace
     connection: ClusterConnection
     mirror: Mirror
-    clock: FakeClock
+    clock: FakeClock | RealClock
     service: SchedulerService | None = None
     requests: list = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -147,7 +148,9 @@ def instances(kube_api, user):
     cluster as that API user."""
     made: list[Instance] = []
 
-    def make(name: str = "a", api_user: str = "admin", permit: bool = False, **switches):
+    def make(
+        name: str = "a", api_user: str = "admin", permit: bool = False, clock=None, **switches
+    ):
         workspace = Workspace.objects.create(name=name, slug=f"live-{name}", owner=user)
         SchedulerConfiguration.objects.create(
             workspace=workspace, revision=1, text=configuration(kube_api.namespace, permit)
@@ -172,7 +175,7 @@ def instances(kube_api, user):
             kinds=("PriorityClass", "Node", "Pod"),
             watch_seconds=WATCH_SECONDS,
         )
-        instance = Instance(workspace, connection, mirror, FakeClock(time.time()))
+        instance = Instance(workspace, connection, mirror, clock or FakeClock(time.time()))
         made.append(instance)
         return instance
 
@@ -281,7 +284,10 @@ def test_200_pods_on_50_nodes_land_where_simulate_puts_them(kube_api, instances,
     expected = simulate(tmp_path, kube_api)
     assert len(expected) == 200
 
-    live = instances("a")
+    # A real clock: the pods enter the queue one after the other, in the order the mirror
+    # listed them, as ``simulate`` creates them in file order (a fake clock standing still
+    # would give them all the same queue timestamp).
+    live = instances("a", clock=RealClock())
     live.start()
     drive(live, until=lambda: all_bound(kube_api))
 
@@ -537,3 +543,30 @@ def test_with_preemption_off_no_victim_is_deleted(kube_api, instances):
     assert not [r for r in kube_api.requests if r.method == "DELETE"]
     assert events(kube_api, "Preempted") == []
     assert served_pods(kube_api)["victim"]["spec"]["nodeName"] == "pg-test-n1"
+
+
+# ----------------------------------------------------------------------------------------------
+# Secrets
+
+
+def test_the_token_never_appears_in_a_log_line_a_page_or_the_export(
+    kube_api, instances, client, user, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    kube_api.create(node("n1", cpu="1"))
+    kube_api.create(pod("web"))
+    kube_api.create(pod("huge", cpu="8"))
+    live = instances("a")
+    live.start()
+    drive(live, until=lambda: placements(kube_api)["web"] and events(kube_api, "FailedScheduling"))
+    kube_api.deny("get", "leases", group="coordination.k8s.io")  # failures get logged too
+    live.clock.step(20.0)
+    live.tick()
+    token = kube_api.token_for("admin")
+    assert token not in caplog.text
+    client.force_login(user)
+    slug = live.workspace.slug
+    for url in (f"/w/{slug}/", f"/w/{slug}/queue/", f"/w/{slug}/export.yaml"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert token not in response.content.decode(), url
