@@ -8,6 +8,9 @@ lease generation the requests were sent under, then PostBind, and reports each p
 as a SchedulerCommand ``binding-finished``, which the service turns into the end of that
 pod's binding cycle: nothing more on success, Unreserve + Forget + requeue on failure
 (upstream handleBindingCycleError).
+
+The second scheduler's requests (``connection_id`` set) bind through the API server instead,
+after a fence of their own (``_bind_in_cluster``); the mirror brings the bound pods back.
 """
 
 from __future__ import annotations

@@ -37,6 +37,11 @@ Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to `
 - ``debug`` ``{"command", "stop", "pace"}``: answers a debugger stop; executed by the stop itself
   (``stops``), and answered "ignored" here, where no stop waits for it.
 
+A workspace linked to a live cluster's connection (``playground.clusters.second_scheduler``)
+schedules only while the connection's second scheduler switch is on and the service leads the
+cluster's Lease; its writes then go to the API server (``LiveInformerCluster``), and otherwise it
+is on standby, the reason stored in ``SchedulerStatus.standby`` for the pages.
+
 While the workspace has breakpoints, a scheduling cycle may stop at one: the service's thread
 then waits inside the cycle (``stops.StopController``) until a ``debug`` command answers.
 """
@@ -178,14 +183,14 @@ class SchedulerService:
         self.stops = StopController(self)
         self.debugger = Debugger([], self.stops)
         self._bound_events: list[dict[str, Any]] = []
+        """Bind / PostBind events from binding tasks, for the debugger (see below)."""
+        """Observes the frameworks only while the workspace has breakpoints (docs/debugger.md)."""
         self.second: SecondScheduler | None = None
         """The second scheduler's side, while a connection links the workspace to a cluster."""
         self._switches: Switches | None = None
         self._standby = ""
         self._standby_stored: str | None = None
         """The standby reason the pages read (None: not read from the database yet)."""
-        """Bind / PostBind events from binding tasks, for the debugger (see below)."""
-        """Observes the frameworks only while the workspace has breakpoints (docs/debugger.md)."""
 
     # ------------------------------------------------------------------------------------------
     # Lease
