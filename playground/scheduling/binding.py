@@ -37,6 +37,7 @@ from playground.clusters.connecting import api_client
 from playground.clusters.live_cluster import LiveCluster
 from playground.clusters.live_writes import LiveWrites
 from playground.clusters.models import ClusterConnection
+from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import still_leads
 from playground.scheduling import lease
 from playground.scheduling.plugins import playground_registry
@@ -194,7 +195,7 @@ def _bind_in_cluster(requests: list[BindingRequest]) -> list[_Cycle]:
     try:
         client = api_client(connection)
     except Exception as err:  # a key or kubeconfig problem: its message names no secret
-        return _failed(cycles, f"the connection cannot be used: {err}")
+        return _failed(cycles, f"the connection cannot be used: {describe(err)}")
     with client:
         why = still_leads(client, first.lease, first.identity)
         if why:

@@ -71,6 +71,7 @@ from framework.runtime.registry import Registry
 from framework.trace import FanOut, Observer, TraceEvent
 from framework.util.clock import Clock, RealClock
 from playground.clusters.leader import ElectionConfig
+from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import SecondScheduler, Switches, linked_switches
 from playground.live import broadcast
 from playground.scheduling import lease, status
@@ -346,7 +347,7 @@ class SchedulerService:
             self.second = SecondScheduler(self.workspace_id, switches, self.clock, election)
         except Exception as err:  # undecryptable or refused kubeconfig: messages name no secret
             logger.warning("workspace %s: the connection cannot be used", self.workspace_id)
-            self._standby = f"standby: the connection cannot be used: {err}"
+            self._standby = f"standby: the connection cannot be used: {describe(err)}"
 
     def _set_standby(self, reason: str) -> None:
         """Stores why the service does not schedule ("" when it does) for the pages."""

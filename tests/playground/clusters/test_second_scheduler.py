@@ -366,6 +366,24 @@ def test_a_workspace_with_the_switch_off_schedules_nothing_and_says_why(
     assert SchedulerStatus.objects.get(workspace=live.workspace).standby == ""
 
 
+def test_a_connection_whose_kubeconfig_cannot_be_read_leaves_the_workspace_on_standby(
+    kube_api, instances
+):
+    kube_api.create(node("n1"))
+    kube_api.create(pod("web"))
+    live = instances("a")
+    ClusterConnection.objects.filter(pk=live.connection.pk).update(kubeconfig_encrypted="x")
+    live.start()
+    for _ in range(3):
+        live.tick()
+    standby = SchedulerStatus.objects.get(workspace=live.workspace).standby
+    assert standby.startswith(
+        'standby: the connection cannot be used: kubeconfig of connection "cluster-a": cannot '
+        "be decrypted"
+    )
+    assert binds(kube_api, live) == Counter() and live.workspace.attempts.count() == 0
+
+
 # ----------------------------------------------------------------------------------------------
 # Leader election
 
