@@ -179,6 +179,8 @@ class LeaderElector:
     # client-go's tryAcquireOrRenew and release
 
     def try_acquire_or_renew(self) -> bool:
+        """One attempt, in client-go's four steps; True when we hold the Lease after it.
+        A failed call is kept in ``error`` (its kind and the server's message only)."""
         now = self.clock.now()
         record = Record(
             holder=self.identity,
@@ -225,10 +227,7 @@ class LeaderElector:
             self._update(record)
             self._observe(record, now)
             return True
-        except ApiException as err:
-            self.error = f"{self.describe()}: {describe(err)}"
-            return False
-        except Exception as err:  # unreachable, TLS...: the API server cannot be asked
+        except Exception as err:  # 403, 409 (lost a race), unreachable, TLS...
             self.error = f"{self.describe()}: {describe(err)}"
             return False
 
