@@ -8,6 +8,9 @@ lease generation the requests were sent under, then PostBind, and reports each p
 as a SchedulerCommand ``binding-finished``, which the service turns into the end of that
 pod's binding cycle: nothing more on success, Unreserve + Forget + requeue on failure
 (upstream handleBindingCycleError).
+
+The second scheduler's requests (``connection_id`` set) bind through the API server instead,
+after a fence of their own (``_bind_in_cluster``); the mirror brings the bound pods back.
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
 from framework.scheduler.scheduler import Scheduler
 from framework.trace import Recorder
+from framework.util.clock import RealClock
+from playground.clusters.connecting import api_client
+from playground.clusters.live_cluster import LiveCluster
+from playground.clusters.live_writes import LiveWrites
+from playground.clusters.models import ClusterConnection
+from playground.clusters.problems import describe
+from playground.clusters.second_scheduler import still_leads
 from playground.scheduling import lease
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.cluster import DatabaseCluster
@@ -37,6 +47,7 @@ from playground.workspaces.models import SchedulerCommand, SchedulerConfiguratio
 BINDING_FINISHED = SchedulerCommand.BINDING_FINISHED
 """The SchedulerCommand kind a binding task reports with."""
 LOST_LEASE = "the scheduler that started this binding cycle no longer holds the lease"
+SECOND_SCHEDULER_OFF = "the second scheduler was turned off: the pod is not bound"
 BINDERS_KEPT = 8
 """Binding schedulers kept per thread (one per workspace and configuration revision)."""
 
@@ -56,6 +67,12 @@ class BindingRequest:
     profile: str
     revision: int | None = None
     """The configuration revision the service runs (None: the default configuration)."""
+    connection_id: int | None = None
+    """For a workspace standing for a live cluster: the connection to bind through."""
+    identity: str = ""
+    """The identity the service leads the cluster's Lease with (the second scheduler)."""
+    lease: str = ""
+    """That Lease, ``namespace/name``."""
 
     @property
     def pod_key(self) -> tuple[str, str]:
@@ -102,10 +119,17 @@ def run_bindings(requests: Sequence[BindingRequest]) -> list[SchedulerCommand]:
 
 
 def _by_lease(requests: Sequence[BindingRequest]) -> list[list[BindingRequest]]:
-    """The requests grouped by (workspace, generation, revision), in their order."""
-    groups: dict[tuple[int, int, int | None], list[BindingRequest]] = {}
+    """The requests grouped by workspace, generation, revision and connection, in order."""
+    groups: dict[tuple[Any, ...], list[BindingRequest]] = {}
     for request in requests:
-        key = (request.workspace_id, request.generation, request.revision)
+        key = (
+            request.workspace_id,
+            request.generation,
+            request.revision,
+            request.connection_id,
+            request.identity,
+            request.lease,
+        )
         groups.setdefault(key, []).append(request)
     return list(groups.values())
 
@@ -126,6 +150,8 @@ def _run_group(requests: list[BindingRequest]) -> list[SchedulerCommand]:
     first = requests[0]
     if _workspace_gone(first.workspace_id):
         return []
+    if first.connection_id is not None:
+        return [_outcome(cycle) for cycle in _bind_in_cluster(requests)]
     cycles = [_Cycle(request) for request in requests]
     binder = _binder(first.workspace_id, first.revision)
     try:
@@ -144,6 +170,50 @@ def _run_group(requests: list[BindingRequest]) -> list[SchedulerCommand]:
         if cycle.status is None and cycle.framework is not None:
             _post_bind(cycle)
     return [_outcome(cycle) for cycle in cycles]
+
+
+def _bind_in_cluster(requests: list[BindingRequest]) -> list[_Cycle]:
+    """The second scheduler's binds: through the API server, once the fence holds.
+
+    The fence: the lease generation the requests were sent under is still the service's, the
+    connection still links the workspace with its second scheduler on, and the cluster Lease
+    still names the identity the service led with. Otherwise no pod is bound and each goes
+    back to the queue (its binding cycle fails). The API server itself refuses to bind a pod
+    twice (409), so a bind racing a takeover cannot bind twice either.
+    """
+    first = requests[0]
+    cycles = [_Cycle(request) for request in requests]
+    connection = ClusterConnection.objects.filter(
+        pk=first.connection_id, workspace_id=first.workspace_id, second_scheduler=True
+    ).first()
+    why = "" if connection is not None else SECOND_SCHEDULER_OFF
+    if not why and not lease.holds(first.workspace_id, first.generation):
+        why = LOST_LEASE
+    if why:
+        return _failed(cycles, why)
+    cfg = configuration(first.workspace_id, first.revision)
+    try:
+        client = api_client(connection)
+    except Exception as err:  # a key or kubeconfig problem: its message names no secret
+        return _failed(cycles, f"the connection cannot be used: {describe(err)}")
+    with client:
+        why = still_leads(client, first.lease, first.identity)
+        if why:
+            return _failed(cycles, why)
+        cluster = LiveCluster(first.workspace_id, LiveWrites(client, RealClock()))
+        binder = Scheduler.from_configuration(cfg, cluster, playground_registry())
+        for cycle in cycles:
+            stored = cluster.get("Pod", cycle.request.name, cycle.request.namespace)
+            cycle.status = _bind(binder, cycle, stored)
+            if cycle.status is None and cycle.framework is not None:
+                _post_bind(cycle)
+    return cycles
+
+
+def _failed(cycles: list[_Cycle], why: str) -> list[_Cycle]:
+    for cycle in cycles:
+        cycle.status = Status(Code.ERROR, why)
+    return cycles
 
 
 def _workspace_gone(workspace_id: int) -> bool:

@@ -24,8 +24,12 @@ from playground.workspaces.models import SchedulerLease, SchedulerStatus, Worksp
 RUNNING, PAUSED, STARTING, NO_SCHEDULER = "running", "paused", "starting", "no scheduler"
 STOPPED = "stopped"
 """At a debugger breakpoint: the scheduler waits for a person's command (docs/debugger.md)."""
+STANDBY = "standby"
+"""A workspace standing for a live cluster that does not schedule its pods now: its second
+scheduler is off, or another instance leads the cluster's Lease (docs/live-clusters.md)."""
 BADGES = {
     RUNNING: "bound",
+    STANDBY: "pending",
     PAUSED: "backoff",
     STARTING: "pending",
     NO_SCHEDULER: "unschedulable",
@@ -51,6 +55,8 @@ class SchedulerState:
     lease_seconds: float = 0.0
     stop: dict[str, Any] | None = None
     """The debugger stop the scheduler waits at (``playground.scheduling.stops``), if any."""
+    standby: str = ""
+    """Why the service does not schedule the cluster's pods (a live cluster's workspace)."""
 
     @property
     def label(self) -> str:
@@ -97,12 +103,13 @@ def scheduler_state(workspace_id: int, now: datetime | None = None) -> Scheduler
         return SchedulerState(NO_SCHEDULER, bool(paused))
     if held.holder.startswith(lease.STARTING):
         return SchedulerState(STARTING, bool(paused))
-    stop = SchedulerStatus.objects.filter(workspace_id=workspace_id).values_list("stop", flat=True)
-    stop = stop.first()
+    stored = SchedulerStatus.objects.filter(workspace_id=workspace_id)
+    stop, standby = stored.values_list("stop", "standby").first() or (None, "")
     return SchedulerState(
-        STOPPED if stop else PAUSED if paused else RUNNING,
+        STOPPED if stop else PAUSED if paused else STANDBY if standby else RUNNING,
         bool(paused),
         stop=stop or None,
+        standby=standby,
         holder=held.holder,
         since=held.acquired_at,
         generation=held.generation,

@@ -37,6 +37,11 @@ Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to `
 - ``debug`` ``{"command", "stop", "pace"}``: answers a debugger stop; executed by the stop itself
   (``stops``), and answered "ignored" here, where no stop waits for it.
 
+A workspace linked to a live cluster's connection (``playground.clusters.second_scheduler``)
+schedules only while the connection's second scheduler switch is on and the service leads the
+cluster's Lease; its writes then go to the API server (``LiveInformerCluster``), and otherwise it
+is on standby, the reason stored in ``SchedulerStatus.standby`` for the pages.
+
 While the workspace has breakpoints, a scheduling cycle may stop at one: the service's thread
 then waits inside the cycle (``stops.StopController``) until a ``debug`` command answers.
 """
@@ -65,6 +70,9 @@ from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.trace import FanOut, Observer, TraceEvent
 from framework.util.clock import Clock, RealClock
+from playground.clusters.leader import ElectionConfig
+from playground.clusters.problems import describe
+from playground.clusters.second_scheduler import SecondScheduler, Switches, linked_switches
 from playground.live import broadcast
 from playground.scheduling import lease, status
 from playground.scheduling.attempts import AttemptRecorder
@@ -178,6 +186,12 @@ class SchedulerService:
         self._bound_events: list[dict[str, Any]] = []
         """Bind / PostBind events from binding tasks, for the debugger (see below)."""
         """Observes the frameworks only while the workspace has breakpoints (docs/debugger.md)."""
+        self.second: SecondScheduler | None = None
+        """The second scheduler's side, while a connection links the workspace to a cluster."""
+        self._switches: Switches | None = None
+        self._standby = ""
+        self._standby_stored: str | None = None
+        """The standby reason the pages read (None: not read from the database yet)."""
 
     # ------------------------------------------------------------------------------------------
     # Lease
@@ -191,6 +205,9 @@ class SchedulerService:
         if self.generation is None:
             return False
         self._renewed = self.clock.now()
+        self._link(linked_switches(self.workspace_id))
+        stored = SchedulerStatus.objects.filter(workspace_id=self.workspace_id)
+        self._standby_stored = stored.values_list("standby", flat=True).first() or ""
         self.rebuild()
         self.announce()
         return True
@@ -199,6 +216,8 @@ class SchedulerService:
         """Ends the service; ``release`` gives the lease up so a successor starts at once."""
         self._replace_scheduler()
         self.recorder.close()
+        if self.second is not None:
+            self.second.stop()
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
             self.announce()
@@ -225,7 +244,10 @@ class SchedulerService:
         if cfg is None:
             cfg, revision = self._current_configuration(workspace)
         self._replace_scheduler()
-        cluster = InformerCluster(self.workspace_id, self.recorder.add_victim)
+        if self.second is not None:
+            cluster = self.second.cluster(self.recorder.add_victim)
+        else:
+            cluster = InformerCluster(self.workspace_id, self.recorder.add_victim)
         scheduler = PlaygroundScheduler.from_configuration(
             cfg,
             cluster,
@@ -236,6 +258,9 @@ class SchedulerService:
         )
         scheduler.binding_executor = self.executor
         scheduler.dispatch_binding = self._dispatch_binding
+        if self._switches is not None and not self._switches.preemption:
+            for framework in scheduler.profiles.values():
+                framework.post_filter_plugins = []  # no victims are deleted for real
         with cluster.consistent_read():
             cluster.sync()
             scheduler.start()
@@ -275,6 +300,67 @@ class SchedulerService:
         self._unsent.clear()
 
     # ------------------------------------------------------------------------------------------
+    # The second scheduler (a workspace standing for a live cluster)
+
+    def schedules_for_real(self) -> bool:
+        """An ordinary workspace always schedules; a linked one only as the cluster's leader
+        with its connection's switch on."""
+        if self._switches is None:
+            return True
+        return self.second is not None and self.second.active
+
+    def _follow_connection(self) -> None:
+        """Reads the linked connection's switches (every tick: turning the second scheduler
+        off stops the next cycle) and the cluster Lease. Losing the right to schedule rebuilds
+        the scheduler from the database, as a restarted kube-scheduler: pods waiting at
+        Permit go back to the queue and no binding sent before is honoured (the binding
+        tasks' fence); a change of the preemption switch rebuilds it too."""
+        switches = linked_switches(self.workspace_id)
+        linked = self._switches.connection_id if self._switches else None
+        if (switches.connection_id if switches else None) != linked:
+            self._link(switches)
+            self.rebuild(self._configuration_in_use(), self.revision)
+        if self.second is None or switches is None:
+            self._set_standby(self._standby if switches else "")
+            return
+        was_active, preemption = self.second.active, self._switches.preemption
+        self._switches = switches
+        active = self.second.tick(switches)
+        if (was_active and not active) or preemption != switches.preemption:
+            self.rebuild(self._configuration_in_use(), self.revision)
+        self._set_standby(self.second.standby)
+
+    def _link(self, switches: Switches | None) -> None:
+        """Follows a new connection (or none); a connection whose credentials cannot be used
+        leaves the workspace on standby, saying why."""
+        if self.second is not None:
+            self.second.stop()
+            self.second = None
+        self._switches = switches
+        self._standby = ""
+        if switches is None:
+            return
+        try:
+            workspace = Workspace.objects.get(pk=self.workspace_id)
+            cfg, _ = self._current_configuration(workspace)
+            election = ElectionConfig.from_configuration(cfg)
+            self.second = SecondScheduler(self.workspace_id, switches, self.clock, election)
+        except Exception as err:  # undecryptable or refused kubeconfig: messages name no secret
+            logger.warning("workspace %s: the connection cannot be used", self.workspace_id)
+            self._standby = f"standby: the connection cannot be used: {describe(err)}"
+
+    def _set_standby(self, reason: str) -> None:
+        """Stores why the service does not schedule ("" when it does) for the pages."""
+        self._standby = reason
+        if reason == self._standby_stored:
+            return
+        self._standby_stored = reason
+        SchedulerStatus.objects.update_or_create(
+            workspace_id=self.workspace_id, defaults={"standby": reason}
+        )
+        self.announce()
+
+    # ------------------------------------------------------------------------------------------
     # The loop
 
     def tick(self) -> bool:
@@ -285,6 +371,7 @@ class SchedulerService:
         if not self.renew_lease():
             self._announce_lost()
             return False
+        self._follow_connection()
         self.stops.interrupted = False
         self.executor.run_pending()
         changes = self.cluster.dispatch_changes()
@@ -294,7 +381,12 @@ class SchedulerService:
         self._show_binding_events_to_the_debugger()
         self._expire_bindings()
         cycles = 0
-        if not self.paused and not self._apply_waits and not self.stops.interrupted:
+        if (
+            not self.paused
+            and not self._apply_waits
+            and not self.stops.interrupted
+            and self.schedules_for_real()
+        ):
             cycles = self._run_cycles()
         self._send_bindings()
         was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
@@ -560,6 +652,9 @@ class SchedulerService:
                 node=host,
                 profile=framework.profile_name(),
                 revision=self.revision,
+                connection_id=self.second.connection_id if self.second else None,
+                identity=self.second.identity if self.second else "",
+                lease=self.second.elector.describe() if self.second else "",
             )
         )
 

@@ -354,6 +354,10 @@ class SchedulerStatus(models.Model):
     debugger_note = models.TextField(
         blank=True, help_text="The debugger's last word, such as a stop that continued by itself."
     )
+    standby = models.TextField(
+        blank=True,
+        help_text="Why a workspace standing for a live cluster does not schedule.",
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -1,0 +1,197 @@
+"""What kube-scheduler writes to the API server, written the way it writes it.
+
+The second scheduler makes exactly these calls, through the official client:
+
+- **bind**: ``POST pods/{name}/binding`` with a Binding naming the pod's uid and the node
+  (upstream's DefaultBinder). The server answers 201 with a Status, which the Python client
+  cannot read as a V1Binding (kubernetes-client/python#825): the call is made with
+  ``_preload_content=False``.
+- **pod status**: a strategic-merge patch of ``pods/{name}/status`` holding the difference
+  between the old and the new status, as upstream's ``util.PatchPodStatus`` computes it with
+  ``CreateTwoWayMergePatch``: the PodScheduled condition (``lastTransitionTime`` moves only
+  when its status changes, as ``UpdatePodCondition`` does) and ``nominatedNodeName`` (null
+  to clear it). DisruptionTarget on a preemption victim goes the same way.
+- **victims**: ``DELETE pods/{name}`` (after the DisruptionTarget patch).
+- **events**: ``events.k8s.io/v1`` Events as client-go's events recorder makes them: named
+  ``<object>.<hex of unix nanoseconds>``, ``eventTime`` a MicroTime, ``reportingController``
+  the profile's schedulerName and ``reportingInstance`` ``<schedulerName>-<hostname>``.
+
+Nothing here logs a request or a response body.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+from datetime import UTC, datetime
+from typing import Any
+
+from kubernetes.client import ApiClient, CoreV1Api, EventsV1Api
+from kubernetes.client.exceptions import ApiException
+
+from framework.cluster.interface import BindError, NotFoundError
+from framework.util.clock import Clock
+from playground.clusters.leader import micro_time
+from playground.clusters.problems import describe
+
+logger = logging.getLogger(__name__)
+
+NOT_FOUND = 404
+
+
+class LiveWrites:
+    """The API calls of kube-scheduler, on one cluster."""
+
+    def __init__(self, api_client: ApiClient, clock: Clock, hostname: str | None = None) -> None:
+        self.core = CoreV1Api(api_client)
+        self.events = EventsV1Api(api_client)
+        self.clock = clock
+        self.hostname = hostname or socket.gethostname()
+
+    def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
+        """Binds through the Binding subresource; a refusal raises BindError with the
+        server's message."""
+        binding = {
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid},
+            "target": {"kind": "Node", "name": node_name},
+        }
+        try:
+            self.core.create_namespaced_pod_binding(
+                name, namespace, binding, _preload_content=False
+            )
+        except Exception as err:
+            raise BindError(_message(err)) from None
+
+    def patch_pod_status(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
+        """Sends a strategic-merge patch of the pod's status (a dict is sent as one)."""
+        try:
+            self.core.patch_namespaced_pod_status(name, namespace, patch, _preload_content=False)
+        except ApiException as err:
+            if err.status == NOT_FOUND:
+                raise NotFoundError(_message(err)) from None
+            raise
+
+    def delete_pod(self, namespace: str, name: str) -> None:
+        try:
+            self.core.delete_namespaced_pod(name, namespace, _preload_content=False)
+        except ApiException as err:
+            if err.status == NOT_FOUND:
+                raise NotFoundError(_message(err)) from None
+            raise
+
+    def create_event(
+        self,
+        regarding: dict[str, Any],
+        related: dict[str, Any] | None,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+        reporting_controller: str,
+    ) -> None:
+        """Creates the event; a failure is logged (upstream's recorder drops it too)."""
+        now = self.clock.now()
+        namespace = regarding.get("namespace") or "default"
+        event = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {
+                "name": f"{regarding['name']}.{int(now * 1e9):x}",
+                "namespace": namespace,
+            },
+            "eventTime": micro_time(now),
+            "reportingController": reporting_controller,
+            "reportingInstance": f"{reporting_controller}-{self.hostname}",
+            "action": action,
+            "reason": reason,
+            "regarding": regarding,
+            "note": note,
+            "type": event_type,
+        }
+        if related is not None:
+            event["related"] = related
+        try:
+            self.events.create_namespaced_event(namespace, event, _preload_content=False)
+        except Exception as err:
+            logger.warning(
+                "event %s of %s/%s was not recorded: %s",
+                reason,
+                namespace,
+                regarding["name"],
+                describe(err),
+            )
+
+
+def status_patch(
+    status: dict[str, Any],
+    condition: dict[str, str] | None,
+    nominated_node_name: str | None,
+    now: float,
+) -> dict[str, Any] | None:
+    """The strategic-merge patch from ``status`` to it with ``condition`` set and
+    ``nominatedNodeName`` changed (None: unchanged); None when nothing changes."""
+    patch: dict[str, Any] = {}
+    conditions = [dict(c) for c in status.get("conditions") or []]
+    if condition is not None:
+        changed = _set_condition(conditions, condition, now)
+        if changed is not None:
+            patch["$setElementOrder/conditions"] = [{"type": c["type"]} for c in conditions]
+            patch["conditions"] = [changed]
+    if nominated_node_name is not None and nominated_node_name != (
+        status.get("nominatedNodeName") or ""
+    ):
+        patch["nominatedNodeName"] = nominated_node_name or None
+    return {"status": patch} if patch else None
+
+
+def _set_condition(
+    conditions: list[dict[str, Any]], condition: dict[str, str], now: float
+) -> dict[str, Any] | None:
+    """Sets the condition in the list as UpdatePodCondition does; returns its patch entry (the
+    whole condition when new, the merge key and changed fields otherwise), None if unchanged."""
+    wanted = {
+        "type": condition["type"],
+        "status": condition["status"],
+        "lastProbeTime": None,
+        "lastTransitionTime": _time(now),
+        "reason": condition.get("reason", ""),
+        "message": condition.get("message", ""),
+    }
+    wanted = {key: value for key, value in wanted.items() if value != ""}
+    for index, old in enumerate(conditions):
+        if old.get("type") != condition["type"]:
+            continue
+        if old.get("status") == wanted["status"]:
+            wanted["lastTransitionTime"] = old.get("lastTransitionTime")
+        changes = {
+            key: wanted.get(key)
+            for key in sorted({*old, *wanted})
+            if key != "type" and old.get(key) != wanted.get(key)
+        }
+        if not changes:
+            return None
+        conditions[index] = wanted
+        return {"type": condition["type"], **changes}
+    conditions.append(wanted)
+    return dict(sorted(wanted.items()))
+
+
+def _time(seconds: float) -> str:
+    """metav1.Time: RFC 3339 to the second, UTC."""
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _message(err: BaseException) -> str:
+    """The server's Status message (never the client's exception text, which quotes response
+    headers), or the kind of failure."""
+    if isinstance(err, ApiException) and err.body:
+        try:
+            message = json.loads(err.body).get("message")
+        except (ValueError, AttributeError):
+            message = None
+        if message:
+            return str(message)
+    return describe(err)
