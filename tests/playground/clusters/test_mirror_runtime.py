@@ -19,9 +19,14 @@ from playground.clusters import recording, tasks
 from playground.clusters.mirroring import start_mirroring, stop_mirroring
 from playground.clusters.models import ClusterConnection, MirrorLease, MirrorStatus
 from playground.clusters.runtime import MIRROR_LEASES, MirrorRuntime
+from playground.scheduling import tasks as scheduling_tasks
 from playground.scheduling.embedded_worker import EmbeddedWorker
 from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.models import SchedulerConfiguration, Workspace
 from tests.playground.clusters.test_mirror import node, pod
+from tests.playground.clusters.test_second_scheduler import SELECTOR, configuration
+from tests.playground.clusters.test_second_scheduler import node as labelled_node
+from tests.playground.clusters.test_second_scheduler import pod as labelled_pod
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -261,3 +266,43 @@ def test_the_task_runs_the_mirror_on_a_worker_and_stops_with_it(kube_api, connec
     assert tasks.running_mirrors() == []
     assert state_of(connection) == "stopped"
     assert MirrorLease.objects.get(connection=connection).holder == ""
+
+
+def test_on_a_worker_the_mirror_and_the_second_scheduler_bind_the_clusters_pods(
+    kube_api, user, worker
+):
+    """The product's whole path: the watchdog's two tasks on one worker, the mirror filling the
+    workspace and the service binding the cluster's pods through the API, the mirror bringing
+    the binds back."""
+    workspace = Workspace.objects.create(name="live", slug="live", owner=user)
+    SchedulerConfiguration.objects.create(
+        workspace=workspace, revision=1, text=configuration(kube_api.namespace)
+    )
+    connection = ClusterConnection(
+        name="live",
+        owner=user,
+        workspace=workspace,
+        server=kube_api.url,
+        namespaces=kube_api.namespace,
+        label_selector=SELECTOR,
+        second_scheduler=True,
+    )
+    connection.set_kubeconfig(kube_api.kubeconfig_text())
+    connection.save()
+    kube_api.create(labelled_node("n1"))
+    for index in range(5):
+        kube_api.create(labelled_pod(f"web-{index}"))
+
+    assert tasks.ensure_mirror_running(connection)
+    assert scheduling_tasks.ensure_scheduler_running(workspace)
+
+    def served_nodes() -> set[str]:
+        return {p["spec"].get("nodeName", "") for p in kube_api.objects("Pod", kube_api.namespace)}
+
+    wait_until(lambda: served_nodes() == {"pg-test-n1"}, "the cluster's pods are bound")
+    wait_until(
+        lambda: (
+            {p.spec.node_name for p in DatabaseCluster(workspace.pk).list("Pod")} == {"pg-test-n1"}
+        ),
+        "the mirror brought the binds back",
+    )
