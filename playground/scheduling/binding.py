@@ -115,7 +115,21 @@ def run_bindings(requests: Sequence[BindingRequest]) -> list[SchedulerCommand]:
     outcomes: list[SchedulerCommand] = []
     for group in _by_lease(requests):
         outcomes.extend(_run_group(group))
-    return SchedulerCommand.objects.bulk_create(outcomes)
+    return _record(outcomes)
+
+
+def _record(outcomes: list[SchedulerCommand]) -> list[SchedulerCommand]:
+    """Stores the outcomes of the workspaces that still exist: one deleted while its pods were
+    being bound has nobody to tell (and its rows would break the insert). The workspaces are
+    locked until the insert, so a deletion cannot slip in between."""
+    with transaction.atomic():
+        ids = {outcome.workspace_id for outcome in outcomes}
+        alive = set(
+            Workspace.objects.select_for_update().filter(pk__in=ids).values_list("pk", flat=True)
+        )
+        return SchedulerCommand.objects.bulk_create(
+            [outcome for outcome in outcomes if outcome.workspace_id in alive]
+        )
 
 
 def _by_lease(requests: Sequence[BindingRequest]) -> list[list[BindingRequest]]:

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from playground.scheduling.binding import BINDING_FINISHED, _record
 from playground.scheduling.workspace_deletion import delete_workspace, stop_scheduler
 from playground.workspaces.models import SchedulerCommand, SchedulerLease, Workspace
 from tests.playground.scheduling.manifests import node_manifest, pod_manifest
@@ -67,3 +68,17 @@ def test_a_service_that_does_not_stop_in_time_does_not_keep_the_workspace(worksp
     assert not delete_workspace(workspace, timeout=0.1)
 
     assert not Workspace.objects.exists()
+
+
+def test_binding_outcomes_of_a_workspace_deleted_meanwhile_are_dropped(user, workspace):
+    """A binding task whose workspace was deleted while it bound stores nothing for it (its
+    rows would break the insert) and the other workspaces' outcomes all the same."""
+    gone = Workspace.objects.create(name="Gone", slug="gone", owner=user)
+    outcomes = [
+        SchedulerCommand(workspace_id=gone.pk, kind=BINDING_FINISHED, payload={"uid": "a"}),
+        SchedulerCommand(workspace_id=workspace.pk, kind=BINDING_FINISHED, payload={"uid": "b"}),
+    ]
+    gone.delete()
+    stored = _record(outcomes)
+    assert [command.payload["uid"] for command in stored] == ["b"]
+    assert list(SchedulerCommand.objects.values_list("workspace_id", flat=True)) == [workspace.pk]
