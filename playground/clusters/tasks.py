@@ -15,9 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
 from celery import shared_task
@@ -30,56 +28,39 @@ from playground.clusters.models import ClusterConnection, Replay
 from playground.clusters.replay import run_replay
 from playground.clusters.runtime import MIRROR_LEASES, MirrorRuntime
 from playground.scheduling import watchdog
+from playground.scheduling.runs import Runs
 from playground.scheduling.tasks import SCHEDULER_QUEUE, ensure_scheduler_running
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class _Run:
-    """A mirror running in this process, and how to stop it."""
-
-    runtime: MirrorRuntime
-    stop: threading.Event = field(default_factory=threading.Event)
-    release: bool = True
-    ended: threading.Event = field(default_factory=threading.Event)
-
-
-_runs: dict[int, _Run] = {}
-_runs_lock = threading.Lock()
-_max_mirrors: int | None = None
+MIRRORS: Runs[MirrorRuntime] = Runs()
+"""The mirrors this process runs."""
 
 
 def limit_mirrors(most: int | None) -> None:
-    """At most ``most`` mirrors at once in this process (None: no limit); each holds a worker
-    thread for as long as it runs."""
-    global _max_mirrors
-    _max_mirrors = most
+    """At most ``most`` mirrors at once in this process (None: no limit)."""
+    MIRRORS.limit(most)
 
 
 @shared_task(bind=True, ignore_result=True, acks_late=False)
 def run_mirror(self: Any, connection_id: int) -> str:
     """Mirrors the connection's cluster until the runtime ends (see MirrorRuntime)."""
-    with _runs_lock:
-        if _max_mirrors is not None and len(_runs) >= _max_mirrors:
-            return "no room for another mirror in this worker"
+    if MIRRORS.full():
+        return "no room for another mirror in this worker"
     task_id = self.request.id or uuid.uuid4().hex
     holder = f"{socket.gethostname()}:{os.getpid()}:{task_id}"
-    run = _Run(MirrorRuntime(connection_id, holder, task_id=task_id))
+    runtime = MirrorRuntime(connection_id, holder, task_id=task_id)
     try:
-        if not run.runtime.start():
-            return run.runtime.why
-        with _runs_lock:
-            _runs[id(run)] = run
-        run.runtime.why = run.runtime.run(run.stop)
-        run.runtime.stop(release=run.release)
-        if run.runtime.restart:
+        if not runtime.start():
+            return runtime.why
+        with MIRRORS.running(runtime) as run:
+            runtime.why = runtime.run(run.stop)
+            runtime.stop(release=run.release)
+        if runtime.restart:
             ensure_mirror_running(connection_id)
-        return run.runtime.why
+        return runtime.why
     finally:
-        with _runs_lock:
-            _runs.pop(id(run), None)
-        run.ended.set()
         connections.close_all()  # this thread may not run another mirror for a long time
 
 
@@ -111,19 +92,11 @@ def stop_mirrors(release: bool = True, timeout: float | None = 10.0) -> int:
 
     ``release=False`` leaves their leases to lapse, as a killed worker would.
     """
-    with _runs_lock:
-        runs = list(_runs.values())
-    for run in runs:
-        run.release = release
-        run.stop.set()
-    for run in runs:
-        run.ended.wait(timeout)
-    return len(runs)
+    return MIRRORS.stop_all(release, timeout)
 
 
 def running_mirrors() -> list[MirrorRuntime]:
-    with _runs_lock:
-        return [run.runtime for run in _runs.values()]
+    return MIRRORS.tasks()
 
 
 @worker_shutting_down.connect

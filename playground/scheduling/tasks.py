@@ -11,11 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 from celery import shared_task
@@ -26,6 +22,7 @@ from django.utils import timezone
 
 from playground.scheduling import lease, watchdog
 from playground.scheduling.binding import BindingRequest, run_bindings
+from playground.scheduling.runs import Runs
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.models import Workspace
 
@@ -36,35 +33,19 @@ POLL_SECONDS = 0.05
 """How long an idle service waits before looking at the change log and commands again."""
 
 
-@dataclass(slots=True)
-class _Run:
-    """A service running in this process, and how to stop it."""
-
-    service: SchedulerService
-    stop: threading.Event = field(default_factory=threading.Event)
-    release: bool = True
-    ended: threading.Event = field(default_factory=threading.Event)
-
-
-_runs: dict[int, _Run] = {}
-_runs_lock = threading.Lock()
-_max_services: int | None = None
+SERVICES: Runs[SchedulerService] = Runs()
+"""The scheduler services this process runs."""
 
 
 def limit_services(most: int | None) -> None:
-    """At most ``most`` services at once in this process (None: no limit).
-
-    A worker whose threads also run binding tasks keeps some free for them: a service occupies
-    its thread for as long as it runs.
-    """
-    global _max_services
-    _max_services = most
+    """At most ``most`` services at once in this process (None: no limit)."""
+    SERVICES.limit(most)
 
 
 @shared_task(bind=True, ignore_result=True, acks_late=False)
 def run_scheduler_service(self: Any, workspace_id: int) -> str:
     """Runs the workspace's scheduler until it loses the lease or is stopped."""
-    if _max_services is not None and len(running_services()) >= _max_services:
+    if SERVICES.full():
         return "no room for another service in this worker"
     task_id = self.request.id or uuid.uuid4().hex
     holder = f"{socket.gethostname()}:{os.getpid()}:{task_id}"
@@ -74,7 +55,7 @@ def run_scheduler_service(self: Any, workspace_id: int) -> str:
     try:
         if not service.start():
             return "another worker holds the lease"
-        with _running(service) as run:
+        with SERVICES.running(service) as run:
             why = service.run(run.stop, getattr(settings, "SCHEDULER_POLL_SECONDS", POLL_SECONDS))
             service.stop(release=run.release)
         return why
@@ -136,32 +117,11 @@ def stop_services(release: bool = True, timeout: float | None = 10.0) -> int:
     ``release=False`` leaves their leases to lapse, as a killed worker would: the successor
     has to wait for the expiry.
     """
-    with _runs_lock:
-        runs = list(_runs.values())
-    for run in runs:
-        run.release = release
-        run.stop.set()
-    for run in runs:
-        run.ended.wait(timeout)
-    return len(runs)
+    return SERVICES.stop_all(release, timeout)
 
 
 def running_services() -> list[SchedulerService]:
-    with _runs_lock:
-        return [run.service for run in _runs.values()]
-
-
-@contextmanager
-def _running(service: SchedulerService) -> Iterator[_Run]:
-    run = _Run(service)
-    with _runs_lock:
-        _runs[id(run)] = run
-    try:
-        yield run
-    finally:
-        with _runs_lock:
-            _runs.pop(id(run), None)
-        run.ended.set()
+    return SERVICES.tasks()
 
 
 @worker_shutting_down.connect
