@@ -8,6 +8,7 @@ hands the workspace to another, which rebuilds and carries on.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -234,17 +235,29 @@ def test_a_stop_survives_a_reload_and_a_second_browser_and_a_command_applies_onc
     click(second, "continue")
     expect(page.get_by_test_id("not-stopped")).to_be_visible(timeout=CLICK_ANSWER_MS)
     expect(second.get_by_test_id("not-stopped")).to_be_visible(timeout=CLICK_ANSWER_MS)
-    outcomes = sorted(
-        from_the_database(
-            lambda: list(
-                SchedulerCommand.objects.filter(kind="debug").values_list("outcome", flat=True)
-            )
-        )
-    )
-    assert len(outcomes) == 2
+    outcomes = debug_outcomes_once_both_are_answered()
     assert outcomes[0].startswith("continue at default/shared attempt 1: reserve")
     assert outcomes[1] == f"ignored: the scheduler is no longer at stop {stopped}"
     second.context.close()
+
+
+def debug_outcomes_once_both_are_answered() -> list[str]:
+    """The two debug commands' outcomes, sorted. The pages show the stop gone as soon as the
+    scheduler goes on, a moment before it writes the command it applied as done and answers
+    the other one."""
+    deadline = time.monotonic() + CLICK_ANSWER_MS / 1000
+    while True:
+        outcomes = sorted(
+            from_the_database(
+                lambda: list(
+                    SchedulerCommand.objects.filter(kind="debug").values_list("outcome", flat=True)
+                )
+            )
+        )
+        if (len(outcomes) == 2 and all(outcomes)) or time.monotonic() > deadline:
+            assert len(outcomes) == 2
+            return outcomes
+        time.sleep(0.05)
 
 
 def lease_of_the_demo() -> SchedulerLease:
