@@ -368,6 +368,25 @@ def get_host_ports(pod: Pod) -> list[ContainerPort]:
     return [port for c in containers for port in c.ports if port.host_port > 0]
 
 
+# Positions in ``NodeInfo.resource_amounts``.
+AMOUNT_ALLOCATABLE_CPU = 0
+AMOUNT_ALLOCATABLE_MEMORY = 1
+AMOUNT_ALLOCATABLE_EPHEMERAL_STORAGE = 2
+AMOUNT_ALLOWED_PODS = 3
+AMOUNT_REQUESTED_CPU = 4
+AMOUNT_REQUESTED_MEMORY = 5
+AMOUNT_REQUESTED_EPHEMERAL_STORAGE = 6
+AMOUNT_NON_ZERO_REQUESTED_CPU = 7
+AMOUNT_NON_ZERO_REQUESTED_MEMORY = 8
+AMOUNT_PODS = 9
+
+
+_INTERNED_AMOUNTS: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""Each distinct ``resource_amounts`` tuple once. Emptied when full: a tuple made after that
+is a new object, which only means alike nodes are scored once more, never a wrong score."""
+_INTERNED_AMOUNTS_LIMIT = 65_536
+
+
 # -- node info -------------------------------------------------------------------------------
 
 
@@ -395,6 +414,7 @@ class NodeInfo:
         "pods_with_required_anti_affinity",
         "pvc_ref_counts",
         "requested",
+        "resource_amounts",
         "used_ports",
     )
 
@@ -413,6 +433,9 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.declared_features: frozenset[str] = frozenset()
+        self.resource_amounts: tuple[int, ...] = ()
+        """Every native amount in one tuple (``AMOUNT_*`` positions), kept up to date."""
+        self._refresh_amounts()
         self.generation = next_generation()
         for pod in pods:
             self.add_pod(pod)
@@ -424,6 +447,7 @@ class NodeInfo:
         self.node_name = node.name
         self.allocatable = Resource.from_resource_list(node.status.allocatable)
         self.declared_features = frozenset(node.status.declared_features)
+        self._refresh_amounts()
         self.generation = next_generation()
 
     def remove_node(self) -> None:
@@ -477,7 +501,29 @@ class NodeInfo:
         pod = pod_info.pod
         self._update_used_ports(pod, sign > 0)
         self._update_pvc_ref_counts(pod, sign > 0)
+        self._refresh_amounts()
         self.generation = next_generation()
+
+    def _refresh_amounts(self) -> None:
+        """The resource scores read a node's amounts for hundreds of nodes a cycle: one tuple
+        read replaces several attribute walks per node. Equal tuples are one object, so nodes
+        that look alike (most of a cluster) are told apart by identity, without hashing."""
+        allocatable, requested, non_zero = self.allocatable, self.requested, self.non_zero_requested
+        amounts = (
+            allocatable.milli_cpu,
+            allocatable.memory,
+            allocatable.ephemeral_storage,
+            allocatable.allowed_pod_number,
+            requested.milli_cpu,
+            requested.memory,
+            requested.ephemeral_storage,
+            non_zero.milli_cpu,
+            non_zero.memory,
+            len(self.pods),
+        )
+        if len(_INTERNED_AMOUNTS) >= _INTERNED_AMOUNTS_LIMIT:
+            _INTERNED_AMOUNTS.clear()
+        self.resource_amounts = _INTERNED_AMOUNTS.setdefault(amounts, amounts)
 
     def _update_used_ports(self, pod: Pod, add: bool) -> None:
         for port in get_host_ports(pod):
@@ -518,6 +564,7 @@ class NodeInfo:
         copy.image_states = {name: state.snapshot() for name, state in self.image_states.items()}
         copy.pvc_ref_counts = dict(self.pvc_ref_counts)
         copy.declared_features = self.declared_features
+        copy.resource_amounts = self.resource_amounts
         copy.generation = self.generation
         return copy
 
