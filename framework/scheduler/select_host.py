@@ -16,16 +16,23 @@ class SortedNodeScores:
 
     The heap orders ``(total_score, randomizer)`` keys, largest first: the comparison upstream's
     ``Less`` makes, done on tuples because a cycle sifts hundreds of nodes.
+
+    Most cycles pop once, and the first pop needs no heap: after Go's ``Init`` the root is the
+    best node that comes first in pre-order (a node before its subtrees, a left subtree before
+    the right), since a sift moves a child up only when it is strictly better, and prefers the
+    left child unless the right one is strictly better. The heap itself is built only for a
+    second pop (``Init``, then the first ``Pop`` again, then this one).
     """
 
     def __init__(self, scores: list[NodePluginScores]) -> None:
-        self._heap = list(scores)
-        self._keys = [(s.total_score, s.randomizer) for s in self._heap]
-        n = len(self._heap)
-        for i in range(n // 2 - 1, -1, -1):
-            self._down(i, n)
+        self._scores = scores
+        self._heap: list[NodePluginScores] | None = None
+        self._keys: list[tuple[int, int]] = []
+        self._popped_first = False
 
     def __len__(self) -> int:
+        if self._heap is None:
+            return len(self._scores) - self._popped_first
         return len(self._heap)
 
     def pop(self) -> str:
@@ -33,7 +40,24 @@ class SortedNodeScores:
         return self.pop_score().name
 
     def pop_score(self) -> NodePluginScores:
+        if not self._popped_first:
+            self._popped_first = True
+            return self._scores[_root_after_init(self._scores)]
+        if self._heap is None:
+            self._build_heap()
+            self._pop()  # the first pop, already answered
+        return self._pop()
+
+    def _build_heap(self) -> None:
+        self._heap = list(self._scores)
+        self._keys = [(s.total_score, s.randomizer) for s in self._heap]
+        n = len(self._heap)
+        for i in range(n // 2 - 1, -1, -1):
+            self._down(i, n)
+
+    def _pop(self) -> NodePluginScores:
         heap, keys = self._heap, self._keys
+        assert heap is not None
         n = len(heap) - 1
         heap[0], heap[n] = heap[n], heap[0]
         keys[0], keys[n] = keys[n], keys[0]
@@ -43,6 +67,7 @@ class SortedNodeScores:
 
     def _down(self, i: int, n: int) -> None:
         heap, keys = self._heap, self._keys
+        assert heap is not None
         while True:
             left = 2 * i + 1
             if left >= n or left < 0:
@@ -56,3 +81,19 @@ class SortedNodeScores:
             heap[i], heap[child] = heap[child], heap[i]
             keys[i], keys[child] = keys[child], keys[i]
             i = child
+
+
+def _root_after_init(scores: list[NodePluginScores]) -> int:
+    """The index of the node Go's ``heap.Init`` puts at the root: among the best keys, the
+    first in pre-order. Index ``i``'s path from the root is the binary form of ``i + 1``
+    after its leading 1 (0: left, 1: right), and pre-order is the order of those paths as
+    strings, an ancestor's being a prefix of its descendants'."""
+    if any(s.randomizer for s in scores):
+        keys: list[tuple[int, int]] | list[int] = [(s.total_score, s.randomizer) for s in scores]
+    else:
+        keys = [s.total_score for s in scores]
+    best = max(keys)
+    tied = [i for i, key in enumerate(keys) if key == best]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda i: bin(i + 1)[3:])
