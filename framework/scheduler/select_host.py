@@ -8,6 +8,10 @@ this module reproduces Go's Init / Pop sift operations so the same node wins.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import compress
+from operator import attrgetter
+
 from framework.interface.types import NodePluginScores
 
 
@@ -85,15 +89,35 @@ class SortedNodeScores:
 
 def _root_after_init(scores: list[NodePluginScores]) -> int:
     """The index of the node Go's ``heap.Init`` puts at the root: among the best keys, the
-    first in pre-order. Index ``i``'s path from the root is the binary form of ``i + 1``
-    after its leading 1 (0: left, 1: right), and pre-order is the order of those paths as
-    strings, an ancestor's being a prefix of its descendants'."""
-    if any(s.randomizer for s in scores):
-        keys: list[tuple[int, int]] | list[int] = [(s.total_score, s.randomizer) for s in scores]
-    else:
-        keys = [s.total_score for s in scores]
+    first in pre-order.
+
+    Index ``i`` sits at depth ``d`` (``i + 1`` has ``d + 1`` bits) and its path from the root
+    is ``i + 1`` without the leading 1 (0: left, 1: right). Padding paths to the deepest level
+    orders nodes as pre-order does, an ancestor (equal padded path, smaller depth) first. On
+    each level the first tied index has the smallest path, so one candidate per level is
+    enough: cycles often tie hundreds of nodes.
+    """
+    totals = list(map(_TOTAL_SCORE, scores))
+    keys: list[int] | list[tuple[int, int]] = totals
+    if any(map(_RANDOMIZER, scores)):
+        keys = list(zip(totals, map(_RANDOMIZER, scores), strict=True))
     best = max(keys)
-    tied = [i for i, key in enumerate(keys) if key == best]
-    if len(tied) == 1:
-        return tied[0]
-    return min(tied, key=lambda i: bin(i + 1)[3:])
+    first = keys.index(best)
+    if keys.count(best) == 1:
+        return first
+    tied = list(compress(range(len(keys)), map(best.__eq__, keys)))
+    deepest = len(keys).bit_length() - 1
+    candidates = []
+    for depth in range(deepest + 1):
+        level_start = (1 << depth) - 1
+        at = bisect_left(tied, level_start)
+        if at == len(tied):
+            break
+        index = tied[at]
+        if index <= 2 * level_start:  # on this level, not below it
+            candidates.append((((index + 1) << (deepest - depth)), depth, index))
+    return min(candidates)[2]
+
+
+_TOTAL_SCORE = attrgetter("total_score")
+_RANDOMIZER = attrgetter("randomizer")
