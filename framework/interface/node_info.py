@@ -505,9 +505,11 @@ class NodeInfo:
         self.generation = next_generation()
 
     def _refresh_amounts(self) -> None:
-        """The resource scores read a node's amounts for hundreds of nodes a cycle: one tuple
-        read replaces several attribute walks per node. Equal tuples are one object, so nodes
-        that look alike (most of a cluster) are told apart by identity, without hashing."""
+        """NodeResourcesFit's filter and the resource scores read a node's amounts for hundreds
+        of nodes a cycle, nodes whose objects are no longer in the processor's cache: one
+        tuple read replaces several attribute walks, each a cache miss. Equal tuples are one
+        object, which stays cached, and lets alike nodes (most of a cluster) be told apart by
+        identity, without hashing."""
         allocatable, requested, non_zero = self.allocatable, self.requested, self.non_zero_requested
         amounts = (
             allocatable.milli_cpu,
