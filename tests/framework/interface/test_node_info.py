@@ -595,3 +595,27 @@ def test_nodes_with_equal_amounts_share_one_tuple():
     c = NodeInfo(make_pod("p3", {"cpu": "2"}))
     assert a.resource_amounts is b.resource_amounts
     assert c.resource_amounts != a.resource_amounts
+
+
+def test_the_node_cordon_and_taints_are_kept_on_the_node_info():
+    # The batch filters read them here, without walking to the node's spec.
+    node_info = NodeInfo()
+    assert (node_info.unschedulable, node_info.taints) == (False, ())
+    taint = {"key": "dedicated", "value": "db", "effect": "NoSchedule"}
+    node = Node.from_dict(
+        {
+            "kind": "Node",
+            "metadata": {"name": "n"},
+            "spec": {"unschedulable": True, "taints": [taint]},
+        }
+    )
+    node_info.set_node(node)
+    assert node_info.unschedulable is True
+    assert node_info.taints == tuple(node.spec.taints)
+    assert (node_info.clone().unschedulable, node_info.clone().taints) == (True, node_info.taints)
+
+    node_info.set_node(make_node("n"))
+    assert (node_info.unschedulable, node_info.taints) == (False, ())
+    node_info.set_node(node)
+    node_info.remove_node()
+    assert (node_info.unschedulable, node_info.taints) == (False, ())
