@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from operator import add
+from typing import TYPE_CHECKING, Any, overload
 
 from framework.interface.status import Code, Status
 
@@ -71,28 +72,6 @@ class NodePluginScores:
         node_scores._weighted = weighted
         return node_scores
 
-    @classmethod
-    def of_weighted_columns(
-        cls, node_names: list[str], plugin_names: Sequence[str], columns: list[list[int]]
-    ) -> list[NodePluginScores]:
-        """``of_weighted`` for every node, from one column of weighted scores per plugin.
-
-        Built field by field: the runtime makes one per scored node, hundreds per cycle.
-        """
-        rows = list(zip(*columns, strict=True)) if columns else [()] * len(node_names)
-        new = cls.__new__
-        result = []
-        for name, row, total in zip(node_names, rows, map(sum, rows), strict=True):
-            node_scores = new(cls)
-            node_scores.name = name
-            node_scores._scores = None
-            node_scores._plugin_names = plugin_names
-            node_scores._weighted = row
-            node_scores.total_score = total
-            node_scores.randomizer = 0
-            result.append(node_scores)
-        return result
-
     @property
     def scores(self) -> list[PluginScore]:
         if self._scores is None:
@@ -121,6 +100,75 @@ class NodePluginScores:
             f"NodePluginScores(name={self.name!r}, scores={self.scores!r}, "
             f"total_score={self.total_score!r}, randomizer={self.randomizer!r})"
         )
+
+
+class ScoredNodes(Sequence[NodePluginScores]):
+    """The Score extension point's result: a ``NodePluginScores`` per node, in node order.
+
+    Kept as columns (the nodes' names, each plugin's weighted scores, the totals) and turned
+    into ``NodePluginScores`` only for the items someone reads: a cycle scores hundreds of
+    nodes, and host selection and the trace need only the names and the totals. Items are
+    built once and kept, so a change made to one (extender scores) stays; ``names`` and
+    ``totals`` are the runtime's and do not follow such changes: take ``list(scored)`` before
+    changing items.
+    """
+
+    __slots__ = ("_columns", "_items", "_plugin_names", "names", "totals")
+
+    def __init__(
+        self,
+        names: list[str],
+        plugin_names: Sequence[str],
+        weighted_columns: list[list[int]],
+        totals: list[int],
+    ) -> None:
+        self.names = names
+        self.totals = totals
+        self._plugin_names = plugin_names
+        self._columns = weighted_columns
+        self._items: list[NodePluginScores | None] = [None] * len(names)
+
+    @classmethod
+    def of_weighted_columns(
+        cls, names: list[str], plugin_names: Sequence[str], weighted_columns: list[list[int]]
+    ) -> ScoredNodes:
+        """From one column of weighted scores per plugin (each in node order)."""
+        totals = list(weighted_columns[0]) if weighted_columns else [0] * len(names)
+        for column in weighted_columns[1:]:
+            totals = list(map(add, totals, column))
+        return cls(names, plugin_names, weighted_columns, totals)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> NodePluginScores: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodePluginScores]: ...
+
+    def __getitem__(self, index: int | slice) -> NodePluginScores | list[NodePluginScores]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        item = self._items[index]
+        if item is None:
+            item = self._items[index] = NodePluginScores.of_weighted(
+                self.names[index],
+                self._plugin_names,
+                tuple(column[index] for column in self._columns),
+            )
+        return item
+
+    def __iter__(self) -> Iterator[NodePluginScores]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"ScoredNodes({list(self)!r})"
 
 
 class PreFilterResult:

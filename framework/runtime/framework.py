@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Iterable, Sequence
+from operator import attrgetter
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
@@ -38,11 +39,11 @@ from framework.interface.types import (
     EXTENDER_NAME,
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
-    NodePluginScores,
     NodeScore,
     NodeToStatus,
     PostFilterResult,
     PreFilterResult,
+    ScoredNodes,
     merge_pre_filter_results,
 )
 from framework.runtime.construction import (
@@ -619,7 +620,7 @@ class Framework:
 
     def run_score_plugins(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-    ) -> tuple[list[NodePluginScores] | None, Status | None]:
+    ) -> tuple[ScoredNodes | None, Status | None]:
         """Scores every node with every plugin, normalizes each plugin's scores, applies weights."""
         start = perf_counter()
         plugins = [p for p in self.score_plugins if p.name not in state.skip_score_plugins]
@@ -714,19 +715,18 @@ class Framework:
 
     def _apply_weights(
         self, nodes: list[NodeInfo], plugins: list[ScorePlugin], table: dict[str, list[int]]
-    ) -> list[NodePluginScores] | Status:
+    ) -> ScoredNodes | Status:
         names = tuple(p.name for p in plugins)
         columns = [table[name] for name in names]
         if any(min(c) < MIN_NODE_SCORE or max(c) > MAX_NODE_SCORE for c in columns if c):
             return _invalid_score(names, columns)
+        weights = [self.score_plugin_weight[name] for name in names]
         weighted_columns = [
-            [score * weight for score in column] if weight != 1 else column
-            for column, weight in zip(
-                columns, [self.score_plugin_weight[name] for name in names], strict=True
-            )
+            list(map(weight.__mul__, column)) if weight != 1 else column
+            for column, weight in zip(columns, weights, strict=True)
         ]
-        return NodePluginScores.of_weighted_columns(
-            [node_info.node_name for node_info in nodes], names, weighted_columns
+        return ScoredNodes.of_weighted_columns(
+            list(map(_NODE_NAME, nodes)), names, weighted_columns
         )
 
     # ----------------------------------------------------------------------------------------
@@ -972,6 +972,8 @@ class _EveryNode:
 
 _EVERY_NODE = _EveryNode()
 
+
+_NODE_NAME = attrgetter("node_name")
 
 _NO_BATCH: tuple[None, list[str]] = (None, [])
 """``Framework._node_names``'s cache when no batch event has been reported yet."""

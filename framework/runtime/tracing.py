@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from framework.interface.status import Code, Status
-from framework.interface.types import NodePluginScores, PreFilterResult
+from framework.interface.types import PreFilterResult, ScoredNodes
 
 if TYPE_CHECKING:
     from framework.interface.node_info import NodeInfo
@@ -57,7 +57,7 @@ def score_data(
     plugins: list[ScorePlugin],
     raw: dict[str, list[int]] | None,
     table: dict[str, list[int]],
-    result: list[NodePluginScores],
+    result: ScoredNodes,
     weights: dict[str, int],
 ) -> dict[str, Any]:
     """The Score extension point's data of docs/trace.md, in columns: the nodes in order, and
@@ -69,11 +69,11 @@ def score_data(
     gives the per-node view to readers.
     """
     return {
-        "nodes": [node.name for node in result],
+        "nodes": result.names,
         "weights": {p.name: weights[p.name] for p in plugins},
         "raw": {p.name: (raw if raw is not None else table)[p.name] for p in plugins},
         "normalized": {p.name: table[p.name] for p in plugins},
-        "totals": [node.total_score for node in result],
+        "totals": result.totals,
     }
 
 

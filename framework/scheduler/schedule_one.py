@@ -12,7 +12,7 @@ are methods of its Scheduler type.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from framework.interface.types import (
     NominatingMode,
     PluginScore,
     QueuedPodInfo,
+    ScoredNodes,
 )
 from framework.scheduler.cycle import AttemptAborted, Cycle
 from framework.scheduler.fit_error import Diagnosis, FitError, NoNodesAvailableError
@@ -233,10 +234,10 @@ class ScheduleOne:
             suggested_host=self._select_host(pod, scores),
             evaluated_nodes=len(feasible) + len(diagnosis.node_to_status),
             feasible_nodes=len(feasible),
-            final_scores={s.name: s.total_score for s in scores},
+            final_scores=_totals_by_name(scores),
         )
 
-    def _select_host(self, pod: Pod, scores: list[NodePluginScores]) -> str:
+    def _select_host(self, pod: Pod, scores: Sequence[NodePluginScores]) -> str:
         """The best node; among equal totals, the replay tie breaker may choose (see Scheduler)."""
         host = SortedNodeScores(scores).pop()
         if self.tie_breaker is None:
@@ -378,7 +379,7 @@ class ScheduleOne:
 
     def _prioritize_nodes(
         self, framework: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-    ) -> list[NodePluginScores]:
+    ) -> Sequence[NodePluginScores]:
         """Plugin scores (weighted) plus extender priorities, per node."""
         if not self.extenders and not framework.has_score_plugins():
             return [NodePluginScores(n.node_name, total_score=1) for n in nodes]
@@ -389,6 +390,7 @@ class ScheduleOne:
         if status is not None and not status.is_success():
             raise _CycleError(Status.as_status(status.as_error()))
         if self.extenders:
+            scores = list(scores)  # items are changed: ScoredNodes' totals would not follow
             self._add_extender_scores(pod, nodes, scores)
         return scores
 
@@ -774,6 +776,13 @@ def _single_node_fit_error(pod: Pod, host: str, status: Status, plugin: str = ""
     else:
         diagnosis.add_plugin_status(status)
     return Status(status.code, err=FitError(pod, 1, diagnosis))
+
+
+def _totals_by_name(scores: Sequence[NodePluginScores]) -> dict[str, int]:
+    """Each node's total score, read from the columns when the runtime's result has them."""
+    if isinstance(scores, ScoredNodes):
+        return dict(zip(scores.names, scores.totals, strict=True))
+    return {s.name: s.total_score for s in scores}
 
 
 def _evaluated(fit_error: FitError) -> int:

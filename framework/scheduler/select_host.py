@@ -9,10 +9,11 @@ this module reproduces Go's Init / Pop sift operations so the same node wins.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from itertools import compress
 from operator import attrgetter
 
-from framework.interface.types import NodePluginScores
+from framework.interface.types import NodePluginScores, ScoredNodes
 
 
 class SortedNodeScores:
@@ -28,7 +29,7 @@ class SortedNodeScores:
     second pop (``Init``, then the first ``Pop`` again, then this one).
     """
 
-    def __init__(self, scores: list[NodePluginScores]) -> None:
+    def __init__(self, scores: Sequence[NodePluginScores]) -> None:
         self._scores = scores
         self._heap: list[NodePluginScores] | None = None
         self._keys: list[tuple[int, int]] = []
@@ -87,7 +88,7 @@ class SortedNodeScores:
             i = child
 
 
-def _root_after_init(scores: list[NodePluginScores]) -> int:
+def _root_after_init(scores: Sequence[NodePluginScores]) -> int:
     """The index of the node Go's ``heap.Init`` puts at the root: among the best keys, the
     first in pre-order.
 
@@ -97,10 +98,7 @@ def _root_after_init(scores: list[NodePluginScores]) -> int:
     each level the first tied index has the smallest path, so one candidate per level is
     enough: cycles often tie hundreds of nodes.
     """
-    totals = list(map(_TOTAL_SCORE, scores))
-    keys: list[int] | list[tuple[int, int]] = totals
-    if any(map(_RANDOMIZER, scores)):
-        keys = list(zip(totals, map(_RANDOMIZER, scores), strict=True))
+    keys = _keys(scores)
     best = max(keys)
     first = keys.index(best)
     if keys.count(best) == 1:
@@ -117,6 +115,16 @@ def _root_after_init(scores: list[NodePluginScores]) -> int:
         if index <= 2 * level_start:  # on this level, not below it
             candidates.append((((index + 1) << (deepest - depth)), depth, index))
     return min(candidates)[2]
+
+
+def _keys(scores: Sequence[NodePluginScores]) -> list[int] | list[tuple[int, int]]:
+    """Each node's heap key: its total, with its randomizer when some extender set one."""
+    if isinstance(scores, ScoredNodes):
+        return scores.totals  # the runtime's own result: extenders change a list copied from it
+    totals = list(map(_TOTAL_SCORE, scores))
+    if any(map(_RANDOMIZER, scores)):
+        return list(zip(totals, map(_RANDOMIZER, scores), strict=True))
+    return totals
 
 
 _TOTAL_SCORE = attrgetter("total_score")

@@ -11,7 +11,7 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import PodInfo
 from framework.interface.plugins import BatchFilterPlugin, BatchScorePlugin
 from framework.interface.status import Code, Status
-from framework.interface.types import NodePluginScores, PluginScore
+from framework.interface.types import NodePluginScores, PluginScore, ScoredNodes
 from framework.testing.fake_plugins import FakeFilter, FakeScore
 from framework.trace import PLUGIN, PLUGIN_BATCH, Recorder, per_node_events
 from tests.framework.builders import make_node_info, make_pod
@@ -197,3 +197,22 @@ def test_node_plugin_scores_build_their_plugin_scores_when_read():
     assert lazy == NodePluginScores("n1", [PluginScore("A", 30), PluginScore("B", 12)], 42)
     lazy.scores.append(PluginScore("Extender", 5))
     assert [s.name for s in lazy.scores] == ["A", "B", "Extender"]
+
+
+def test_scored_nodes_keep_columns_and_build_each_node_once_when_read():
+    scored = ScoredNodes.of_weighted_columns(["n1", "n2"], ("A", "B"), [[30, 0], [12, 7]])
+    assert (scored.names, scored.totals, len(scored)) == (["n1", "n2"], [42, 7], 2)
+    assert scored == [
+        NodePluginScores("n1", [PluginScore("A", 30), PluginScore("B", 12)], 42),
+        NodePluginScores("n2", [PluginScore("A", 0), PluginScore("B", 7)], 7),
+    ]
+    assert scored[1] is scored[1] and scored[-1] is scored[1]
+    assert [n.name for n in scored[:1]] == ["n1"]
+
+    changed = list(scored)  # what the scheduler does before adding extender scores
+    changed[0].total_score += 5
+    assert (scored[0].total_score, scored.totals[0]) == (47, 42), "totals are the runtime's"
+
+
+def test_scored_nodes_of_no_plugin_total_zero():
+    assert ScoredNodes.of_weighted_columns(["n1", "n2"], (), []).totals == [0, 0]
