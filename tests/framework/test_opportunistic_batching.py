@@ -25,6 +25,7 @@ import yaml
 from framework.features import FeatureGates
 from framework.metrics import BATCH_ATTEMPTS_TOTAL
 from framework.simulator import Simulation
+from framework.trace import EXTENSION_POINT, PLUGIN
 from tests.framework.test_examples import EXAMPLES
 from tests.framework.test_examples import SCENARIOS as EXAMPLE_SCENARIOS
 from tests.framework.test_oracle import SCENARIOS as ORACLE_SCENARIOS
@@ -125,3 +126,17 @@ def test_identical_pods_one_per_node_take_their_hints_and_land_as_with_full_cycl
     hinted = [a for a in attempts(on) if a["evaluatedNodes"] == 1 and a["result"] == "Scheduled"]
     assert len(hinted) == 5
     assert all(a["finalScores"] == {} for a in hinted)
+
+
+def test_the_trace_shows_the_hinted_node_and_no_scoring():
+    simulation = Simulation(BATCHABLE_CONFIG, batchable_objects(nodes=3, pods=2), features=ON)
+    simulation.run()
+    first, second = simulation.reports
+    summaries = [e for e in second.events if e.kind == EXTENSION_POINT and e.point == "filter"]
+    assert [e.data.get("nodeHint") for e in summaries] == [second.attempt.node]
+    assert summaries[0].data["feasibleNodes"] == [second.attempt.node]
+    assert not [e for e in second.events if e.point in ("preScore", "score")]
+    # The check that the first pod's node is now full ran that node through Filter.
+    checked = {e.node for e in second.events if e.kind == PLUGIN and e.point == "filter"}
+    assert first.attempt.node in checked
+    assert not any("nodeHint" in e.data for e in first.events)
