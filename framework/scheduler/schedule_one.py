@@ -337,7 +337,7 @@ class ScheduleOne:
         node_info = self.snapshot.node_info_map.get(node_name)
         if node_info is None:
             return []
-        hint = node_hint if node_name == node_hint else ""
+        hint = "" if pod.status.nominated_node_name else node_hint
         feasible = self._find_nodes_that_pass_filters(
             framework, state, pod, diagnosis, [node_info], node_hint=hint
         )
