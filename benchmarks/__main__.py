@@ -1,7 +1,9 @@
 """``python -m benchmarks run [--workload NAME] [--nodes N] [--pods N] [--quick]``.
 
 Every (workload, tracing) pair runs in a fresh interpreter so that each peak RSS is its own.
-``one`` is that child's command: it runs a single pair and prints its figures as JSON.
+``one`` is that child's command: it runs a single pair and prints its figures as JSON. Each row
+ends with the load average when the run started, the CPU seconds the rest of the machine used
+during it and the seconds stolen by the hypervisor: figures from a busy machine are lower.
 
 ``python -m benchmarks playground [--nodes 500] [--pods 1000] [--runs 1] [--watch nobody]`` runs
 the playground end to end in production mode (``benchmarks/playground_e2e.py``), with nobody,
@@ -12,12 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from benchmarks import playground_e2e
 from benchmarks.harness import Result, run_workload
+from benchmarks.processes import machine_usage, stolen_usage
 from benchmarks.workloads import WORKLOADS
 
 QUICK_DIVISOR = 10
@@ -44,8 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         nodes, pods = _sizes(name, args)
         for tracing in modes:
-            result = _run_in_child(name, nodes, pods, tracing)
-            print(_row(result), flush=True)
+            result, machine = _run_in_child(name, nodes, pods, tracing)
+            print(_row(result, machine), flush=True)
     return 0
 
 
@@ -110,12 +116,38 @@ def _sizes(name: str, args: argparse.Namespace) -> tuple[int, int]:
     return nodes, pods
 
 
-def _run_in_child(name: str, nodes: int, pods: int, tracing: bool) -> Result:
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """What else the machine did during one run: the shared 2-core machines here lower a
+    figure when other work or other guests take the cores, so every row says how much."""
+
+    load: float
+    """The 1-minute load average when the run started."""
+    rest_seconds: float
+    """CPU seconds the rest of the machine used during the run (all cores, the run left out)."""
+    stolen_seconds: float
+    """CPU seconds the hypervisor gave to other guests during the run."""
+
+
+def _run_in_child(name: str, nodes: int, pods: int, tracing: bool) -> tuple[Result, Machine]:
     command = [sys.executable, "-m", "benchmarks", "one", "--workload", name]
     command += ["--nodes", str(nodes), "--pods", str(pods)]
     command += ["--tracing", "on" if tracing else "off"]
+    load = os.getloadavg()[0]
+    busy, stolen, own = machine_usage(), stolen_usage(), _children_cpu_seconds()
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return Result(**json.loads(output.splitlines()[-1]))
+    own = _children_cpu_seconds() - own
+    machine = Machine(
+        load=load,
+        rest_seconds=max(0.0, machine_usage().cpu_seconds - busy.cpu_seconds - own),
+        stolen_seconds=stolen_usage().cpu_seconds - stolen.cpu_seconds,
+    )
+    return Result(**json.loads(output.splitlines()[-1])), machine
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 _COLUMNS = (
@@ -130,6 +162,9 @@ _COLUMNS = (
     ("p99 ms", 7),
     ("RSS MiB", 8),
     ("scheduled", 9),
+    ("load", 5),
+    ("rest s", 6),
+    ("stolen s", 8),
 )
 
 
@@ -137,7 +172,7 @@ def _header() -> str:
     return "  ".join(title.rjust(width) for title, width in _COLUMNS)
 
 
-def _row(r: Result) -> str:
+def _row(r: Result, machine: Machine) -> str:
     cells = (
         r.workload,
         r.nodes,
@@ -150,6 +185,9 @@ def _row(r: Result) -> str:
         f"{r.p99_seconds * 1000:.2f}",
         f"{r.peak_rss_mib:.0f}",
         r.scheduled,
+        f"{machine.load:.2f}",
+        f"{machine.rest_seconds:.1f}",
+        f"{machine.stolen_seconds:.1f}",
     )
     return "  ".join(
         str(cell).rjust(width) for cell, (_, width) in zip(cells, _COLUMNS, strict=True)

@@ -24,7 +24,7 @@ from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
 from framework.scheduler.schedule_one import SchedulingAttempt
 from framework.scheduler.scheduler import Scheduler
-from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent, per_node_events
+from framework.trace import EXTENSION_POINT, PLUGIN, TraceEvent, per_node_events, score_cells
 from framework.util.clock import FakeClock
 
 SIMULATION_EPOCH = 1_767_225_600.0
@@ -79,7 +79,7 @@ class AttemptReport:
         """plugin -> node -> {raw, normalized, weighted}, from the Score extension point."""
         for event in self.events:
             if event.kind == EXTENSION_POINT and event.point == "score" and event.code == "Success":
-                return event.data.get("scores", {})
+                return score_cells(event.data)
         return {}
 
 

@@ -107,6 +107,34 @@ def per_node_events(event: TraceEvent) -> list[TraceEvent]:
     return events
 
 
+def score_cells(data: dict[str, Any]) -> dict[str, dict[str, dict[str, int]]]:
+    """plugin -> node -> ``{raw, normalized, weighted}`` from a Score extension point's data.
+
+    The event carries columns (docs/trace.md); this is the per-node view the tables draw.
+    Traces stored before the columns were introduced carry this view as ``scores`` already.
+    """
+    if "scores" in data:
+        return data["scores"]
+    nodes = data.get("nodes", [])
+    weights = data.get("weights", {})
+    normalized_columns = data.get("normalized", {})
+    return {
+        plugin: {
+            node: {"raw": raw, "normalized": score, "weighted": score * weights[plugin]}
+            for node, raw, score in zip(nodes, raw_column, normalized_columns[plugin], strict=True)
+        }
+        for plugin, raw_column in data.get("raw", {}).items()
+    }
+
+
+def score_totals(data: dict[str, Any]) -> dict[str, int]:
+    """node -> sum of weighted scores, from a Score extension point's data (either form)."""
+    totals = data.get("totals", {})
+    if isinstance(totals, dict):
+        return totals
+    return dict(zip(data.get("nodes", []), totals, strict=True))
+
+
 class Observer(Protocol):
     def on_event(self, event: TraceEvent) -> None: ...
 

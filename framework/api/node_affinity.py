@@ -8,7 +8,7 @@ Parse problems are kept with upstream's wording and field paths for whoever repo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -200,9 +200,10 @@ class PreferredSchedulingTerms:
 class RequiredNodeAffinity:
     """A pod's ``spec.nodeSelector`` AND its required node affinity, ready to match nodes."""
 
-    __slots__ = ("_label_selector", "_node_selector")
+    __slots__ = ("_label_selector", "_label_selector_source", "_node_selector")
 
     def __init__(self, node_selector: Mapping[str, str], affinity: NodeSelector | None) -> None:
+        self._label_selector_source = node_selector
         self._label_selector: Selector | None = (
             selector_from_set(node_selector) if node_selector else None
         )
@@ -218,6 +219,18 @@ class RequiredNodeAffinity:
 
     def match(self, node: NodeLike) -> bool:
         return self.match_with_error(node)[0]
+
+    def key(self) -> Hashable:
+        """A value equal for pods with the same node selector and required affinity: they
+        match the same nodes, which lets a matcher remember its answers across pods."""
+        selector = self._label_selector_source
+        terms = self._node_selector.node_selector_terms if self._node_selector else None
+        return (
+            tuple(sorted(selector.items())),
+            None
+            if terms is None
+            else tuple((tuple(t.match_expressions), tuple(t.match_fields)) for t in terms),
+        )
 
     def is_empty(self) -> bool:
         """No node selector and no required affinity: every node matches."""

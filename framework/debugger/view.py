@@ -12,7 +12,14 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from framework.trace import EXTENSION_POINT, PLUGIN, PLUGIN_BATCH, TraceEvent
+from framework.trace import (
+    EXTENSION_POINT,
+    PLUGIN,
+    PLUGIN_BATCH,
+    TraceEvent,
+    score_cells,
+    score_totals,
+)
 
 if TYPE_CHECKING:
     from framework.interface.node_info import NodeInfo, Resource
@@ -49,9 +56,12 @@ def results_so_far(events: Iterable[TraceEvent]) -> dict[str, Any]:
                 filtered = True
             elif event.point == "preScore":
                 pre_score.update(event.data)
-            elif event.point == "score" and "scores" in event.data:
-                raw = event.data["scores"]
-                scoring = {key: event.data.get(key, {}) for key in scoring}
+            elif event.point == "score" and ("raw" in event.data or "scores" in event.data):
+                raw = score_cells(event.data)
+                scoring = {
+                    "weights": event.data.get("weights", {}),
+                    "totals": score_totals(event.data),
+                }
             continue
         if event.point == "filter" and filtered:
             continue

@@ -26,6 +26,7 @@ from framework.api.resources import (
     non_zero_requests,
     pod_request_list,
 )
+from framework.api.taints import Taint
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -368,6 +369,25 @@ def get_host_ports(pod: Pod) -> list[ContainerPort]:
     return [port for c in containers for port in c.ports if port.host_port > 0]
 
 
+# Positions in ``NodeInfo.resource_amounts``.
+AMOUNT_ALLOCATABLE_CPU = 0
+AMOUNT_ALLOCATABLE_MEMORY = 1
+AMOUNT_ALLOCATABLE_EPHEMERAL_STORAGE = 2
+AMOUNT_ALLOWED_PODS = 3
+AMOUNT_REQUESTED_CPU = 4
+AMOUNT_REQUESTED_MEMORY = 5
+AMOUNT_REQUESTED_EPHEMERAL_STORAGE = 6
+AMOUNT_NON_ZERO_REQUESTED_CPU = 7
+AMOUNT_NON_ZERO_REQUESTED_MEMORY = 8
+AMOUNT_PODS = 9
+
+
+_INTERNED_AMOUNTS: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""Each distinct ``resource_amounts`` tuple once. Emptied when full: a tuple made after that
+is a new object, which only means alike nodes are scored once more, never a wrong score."""
+_INTERNED_AMOUNTS_LIMIT = 65_536
+
+
 # -- node info -------------------------------------------------------------------------------
 
 
@@ -395,6 +415,9 @@ class NodeInfo:
         "pods_with_required_anti_affinity",
         "pvc_ref_counts",
         "requested",
+        "resource_amounts",
+        "taints",
+        "unschedulable",
         "used_ports",
     )
 
@@ -413,6 +436,13 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.declared_features: frozenset[str] = frozenset()
+        self.resource_amounts: tuple[int, ...] = ()
+        """Every native amount in one tuple (``AMOUNT_*`` positions), kept up to date."""
+        self.unschedulable = False
+        """``node.spec.unschedulable``, kept here (see ``set_node``)."""
+        self.taints: tuple[Taint, ...] = ()
+        """``node.spec.taints``, kept here (see ``set_node``)."""
+        self._refresh_amounts()
         self.generation = next_generation()
         for pod in pods:
             self.add_pod(pod)
@@ -420,16 +450,25 @@ class NodeInfo:
     # -- the node -----------------------------------------------------------------------------
 
     def set_node(self, node: Node) -> None:
+        """Takes the node. Its cordon and taints are kept on the NodeInfo too: the batch filters
+        check them on hundreds of nodes a cycle, nodes no longer in the processor's cache, and
+        one read of the NodeInfo (an untainted node's taints are the shared empty tuple) costs
+        a third of walking to the node's spec. A Node is replaced, never changed, on update."""
         self.node = node
         self.node_name = node.name
+        self.unschedulable = bool(node.spec.unschedulable)
+        self.taints = tuple(node.spec.taints)
         self.allocatable = Resource.from_resource_list(node.status.allocatable)
         self.declared_features = frozenset(node.status.declared_features)
+        self._refresh_amounts()
         self.generation = next_generation()
 
     def remove_node(self) -> None:
         """Forget the node object but keep the pods (they may still be terminating)."""
         self.node = None
         self.node_name = ""
+        self.unschedulable = False
+        self.taints = ()
         self.generation = next_generation()
 
     # -- pods ---------------------------------------------------------------------------------
@@ -477,7 +516,31 @@ class NodeInfo:
         pod = pod_info.pod
         self._update_used_ports(pod, sign > 0)
         self._update_pvc_ref_counts(pod, sign > 0)
+        self._refresh_amounts()
         self.generation = next_generation()
+
+    def _refresh_amounts(self) -> None:
+        """NodeResourcesFit's filter and the resource scores read a node's amounts for hundreds
+        of nodes a cycle, nodes whose objects are no longer in the processor's cache: one
+        tuple read replaces several attribute walks, each a cache miss. Equal tuples are one
+        object, which stays cached, and lets alike nodes (most of a cluster) be told apart by
+        identity, without hashing."""
+        allocatable, requested, non_zero = self.allocatable, self.requested, self.non_zero_requested
+        amounts = (
+            allocatable.milli_cpu,
+            allocatable.memory,
+            allocatable.ephemeral_storage,
+            allocatable.allowed_pod_number,
+            requested.milli_cpu,
+            requested.memory,
+            requested.ephemeral_storage,
+            non_zero.milli_cpu,
+            non_zero.memory,
+            len(self.pods),
+        )
+        if len(_INTERNED_AMOUNTS) >= _INTERNED_AMOUNTS_LIMIT:
+            _INTERNED_AMOUNTS.clear()
+        self.resource_amounts = _INTERNED_AMOUNTS.setdefault(amounts, amounts)
 
     def _update_used_ports(self, pod: Pod, add: bool) -> None:
         for port in get_host_ports(pod):
@@ -518,6 +581,9 @@ class NodeInfo:
         copy.image_states = {name: state.snapshot() for name, state in self.image_states.items()}
         copy.pvc_ref_counts = dict(self.pvc_ref_counts)
         copy.declared_features = self.declared_features
+        copy.resource_amounts = self.resource_amounts
+        copy.unschedulable = self.unschedulable
+        copy.taints = self.taints
         copy.generation = self.generation
         return copy
 

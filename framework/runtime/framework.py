@@ -108,6 +108,7 @@ class Framework:
     ) -> None:
         self.registry = registry
         self.observer = observer
+        self._last_batch: tuple[Sequence[NodeInfo] | None, list[str]] = _NO_BATCH
         self.per_node = False
         """Call plugins node by node, as upstream does, even where they have a batch form: the
         debugger turns it on for a cycle that may stop on one node (results are the same)."""
@@ -248,10 +249,11 @@ class Framework:
         start = perf_counter()
         result = method(state, pod, nodes)
         duration = perf_counter() - start
+        names = self._node_names(nodes)
         if point == "filter":
-            code, reasons, data = filter_batch_data(nodes, result)
+            code, reasons, data = filter_batch_data(nodes, names, result)
         else:
-            code, reasons, data = score_batch_data(nodes, result)
+            code, reasons, data = score_batch_data(names, result)
         observer.on_event(
             TraceEvent(
                 kind=PLUGIN_BATCH,
@@ -266,6 +268,18 @@ class Framework:
             )
         )
         return result
+
+    def _node_names(self, nodes: Sequence[NodeInfo]) -> list[str]:
+        """The names of ``nodes``, shared by the batch events of consecutive plugins that are
+        given the same list (every node passed the plugin before): events are only read.
+
+        Forgotten at the start of each plugin-by-plugin run over nodes, within which the lists
+        passed around are never changed."""
+        last_nodes, names = self._last_batch
+        if nodes is not last_nodes or len(names) != len(nodes):
+            names = [n.node_name for n in nodes]
+            self._last_batch = (nodes, names)
+        return names
 
     def _emit_point(
         self,
@@ -443,6 +457,7 @@ class Framework:
         Each plugin judges the nodes every plugin before it passed: a node still stops at its
         first failing plugin. Plugins with a batch form get all those nodes at once.
         """
+        self._last_batch = _NO_BATCH
         statuses: list[Status | None] = [None] * len(nodes)
         pending = list(range(len(nodes)))
         skip = state.skip_filter_plugins
@@ -660,6 +675,7 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo], plugins: list[ScorePlugin]
     ) -> dict[str, list[int]] | Status:
         """Each plugin's raw scores, in node order (batch forms score all nodes in one call)."""
+        self._last_batch = _NO_BATCH
         table: dict[str, list[int]] = {}
         for plugin in plugins:
             if isinstance(plugin, BatchScorePlugin) and not self.per_node:
@@ -989,6 +1005,10 @@ class _EveryNode:
 
 
 _EVERY_NODE = _EveryNode()
+
+
+_NO_BATCH: tuple[None, list[str]] = (None, [])
+"""``Framework._node_names``'s cache when no batch event has been reported yet."""
 
 
 def _filter_failure(plugin: Plugin, status: Status) -> Status:

@@ -60,51 +60,51 @@ def score_data(
     result: list[NodePluginScores],
     weights: dict[str, int],
 ) -> dict[str, Any]:
-    """The score table of docs/trace.md: per plugin, per node, raw / normalized / weighted."""
-    names = [node.name for node in result]
-    scores: dict[str, dict[str, dict[str, int]]] = {}
-    for plugin in plugins:
-        weight = weights[plugin.name]
-        column = table[plugin.name]
-        raw_column = raw[plugin.name] if raw is not None else column
-        scores[plugin.name] = {
-            name: {"raw": raw_value, "normalized": score, "weighted": score * weight}
-            for name, raw_value, score in zip(names, raw_column, column, strict=True)
-        }
+    """The Score extension point's data of docs/trace.md, in columns: the nodes in order, and
+    per plugin its raw and normalized scores in that order, and the totals.
+
+    Columns, not a dict per node and plugin: a cycle scores hundreds of nodes, and building
+    (then storing, then freeing) those dicts cost more than scoring them. The lists are the
+    runtime's own, shared and never changed after this point; ``framework.trace.score_cells``
+    gives the per-node view to readers.
+    """
     return {
+        "nodes": [node.name for node in result],
         "weights": {p.name: weights[p.name] for p in plugins},
-        "scores": scores,
-        "totals": {node.name: node.total_score for node in result},
+        "raw": {p.name: (raw if raw is not None else table)[p.name] for p in plugins},
+        "normalized": {p.name: table[p.name] for p in plugins},
+        "totals": [node.total_score for node in result],
     }
 
 
 def filter_batch_data(
-    nodes: Sequence[NodeInfo], statuses: list[Status | None]
+    nodes: Sequence[NodeInfo], node_names: list[str], statuses: list[Status | None]
 ) -> tuple[str, list[str], dict[str, Any]]:
     """(code, reasons, data) of a Filter batch event: the nodes, and those that did not pass.
 
     The event's code is Success when every node passed, else the first failure's code.
     """
     failed: dict[str, dict[str, Any]] = {}
-    for node_info, status in zip(nodes, statuses, strict=True):
-        if status is not None and status.code != Code.SUCCESS:
-            failed[node_info.node_name] = {
-                "code": str(status.code),
-                "reasons": list(status.all_reasons()),
-            }
+    if statuses.count(None) != len(statuses):
+        for node_info, status in zip(nodes, statuses, strict=True):
+            if status is not None and status.code != Code.SUCCESS:
+                failed[node_info.node_name] = {
+                    "code": str(status.code),
+                    "reasons": list(status.all_reasons()),
+                }
     code = next(iter(failed.values()))["code"] if failed else "Success"
-    data: dict[str, Any] = {"nodes": [n.node_name for n in nodes]}
+    data: dict[str, Any] = {"nodes": node_names}
     if failed:
         data["failed"] = failed
     return code, [], data
 
 
 def score_batch_data(
-    nodes: Sequence[NodeInfo], result: tuple[list[int], Status | None]
+    node_names: list[str], result: tuple[list[int], Status | None]
 ) -> tuple[str, list[str], dict[str, Any]]:
     """(code, reasons, data) of a Score batch event: the nodes and their raw scores."""
     scores, status = result
-    data: dict[str, Any] = {"nodes": [n.node_name for n in nodes]}
+    data: dict[str, Any] = {"nodes": node_names}
     if status is not None and status.code != Code.SUCCESS:
         return str(status.code), list(status.all_reasons()), data
     data["scores"] = list(scores)

@@ -64,3 +64,8 @@ def test_the_command_prints_one_row_per_workload_and_tracing_mode(capsys) -> Non
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3
     assert [line.split()[4] for line in lines[1:]] == ["off", "on"]
+    # Every row says what else the machine was doing: load, rest of the machine, stolen.
+    assert lines[0].split()[-5:] == ["load", "rest", "s", "stolen", "s"]
+    for line in lines[1:]:
+        load, rest, stolen = (float(cell) for cell in line.split()[-3:])
+        assert load >= 0 and rest >= 0 and stolen >= 0

@@ -7,7 +7,7 @@ profile's ``addedAffinity``); PreFilter narrows the cycle to the nodes named by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
@@ -67,6 +67,32 @@ _ADDED_REQUIRED_PATH = "addedAffinity.requiredDuringSchedulingIgnoredDuringExecu
 _ADDED_PREFERRED_PATH = "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution"
 
 
+class _MatchMemo:
+    """Whether a node matched a required affinity, per affinity and node object.
+
+    Pods of one workload share their affinity, and a node object is replaced, never changed,
+    when the node is updated: so a node's answer holds for every later pod with the same
+    affinity. Matching is most of the filter's cost, hundreds of nodes every cycle. Entries
+    keep their node, so an id reused by a new object is not mistaken for the old one. Bounded:
+    a memo that grows too large is emptied, which only costs matching again.
+    """
+
+    AFFINITIES = 16
+    NODES = 65_536
+
+    def __init__(self) -> None:
+        self._by_affinity: dict[Hashable, dict[int, tuple[Any, bool]]] = {}
+
+    def of(self, affinity: Hashable) -> dict[int, tuple[Any, bool]]:
+        """node id -> (node, matched) for this affinity (``RequiredNodeAffinity.key``)."""
+        matches = self._by_affinity.get(affinity)
+        if matches is None or len(matches) > self.NODES:
+            if len(self._by_affinity) >= self.AFFINITIES:
+                self._by_affinity.clear()
+            matches = self._by_affinity[affinity] = {}
+        return matches
+
+
 class _PreFilterState:
     """The pod's required node selector and affinity, parsed once per cycle."""
 
@@ -115,6 +141,7 @@ class NodeAffinity(
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.added_node_selector: NodeSelector | None = None
         self.added_pref_sched_terms: PreferredSchedulingTerms | None = None
+        self._matches = _MatchMemo()
         if args.added_affinity is not None:
             self._parse_added_affinity(
                 NodeAffinitySpec.from_dict(to_json_value(args.added_affinity))
@@ -211,10 +238,17 @@ class NodeAffinity(
         except NotFoundError:
             return [self.filter(state, pod, node_info) for node_info in node_infos]
         added = self.added_node_selector
+        matches = self._matches.of(required.key())
         statuses: list[Status | None] = [None] * len(node_infos)
         for index, node_info in enumerate(node_infos):
             node = node_info.node
-            if (added is not None and not added.match(node)) or not required.match(node):
+            known = matches.get(id(node))
+            if known is not None and known[0] is node:
+                matched = known[1]
+            else:
+                matched = (added is None or added.match(node)) and required.match(node)
+                matches[id(node)] = (node, matched)
+            if not matched:
                 statuses[index] = self.filter(state, pod, node_info)
         return statuses
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
@@ -41,7 +42,18 @@ from framework.interface.events import (
     EventResource,
     QueueingHint,
 )
-from framework.interface.node_info import NodeInfo, Resource
+from framework.interface.node_info import (
+    AMOUNT_ALLOCATABLE_CPU,
+    AMOUNT_ALLOCATABLE_EPHEMERAL_STORAGE,
+    AMOUNT_ALLOCATABLE_MEMORY,
+    AMOUNT_ALLOWED_PODS,
+    AMOUNT_PODS,
+    AMOUNT_REQUESTED_CPU,
+    AMOUNT_REQUESTED_EPHEMERAL_STORAGE,
+    AMOUNT_REQUESTED_MEMORY,
+    NodeInfo,
+    Resource,
+)
 from framework.interface.plugins import (
     BatchFilterPlugin,
     BatchScorePlugin,
@@ -73,6 +85,8 @@ ERR_REASON_SIDECARS_DISABLED = (
     "Pod has a restartable init container and the SidecarContainers feature is disabled"
 )
 DEVICE_CLASS_KIND = "DeviceClass"
+
+_RESOURCE_AMOUNTS = attrgetter("resource_amounts")
 
 
 # -- requests and fit ---------------------------------------------------------------------------
@@ -476,18 +490,29 @@ class Fit(
         request = pre_filter_state.request
         cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
         statuses: list[Status | None] = [None] * len(node_infos)
-        for index, node_info in enumerate(node_infos):
-            allocatable, requested = node_info.allocatable, node_info.requested
+        # The nodes' interned amounts (NodeInfo.resource_amounts): alike nodes share one tuple,
+        # so this reads one object per node where attribute walks read four, each far from
+        # the last (a cycle's nodes are not in the cache; this was three times slower).
+        for index, amounts in enumerate(map(_RESOURCE_AMOUNTS, node_infos)):
             if (
-                len(node_info.pods) + 1 > allocatable.allowed_pod_number
-                or (cpu > 0 and cpu > allocatable.milli_cpu - requested.milli_cpu)
-                or (memory > 0 and memory > allocatable.memory - requested.memory)
+                amounts[AMOUNT_PODS] + 1 > amounts[AMOUNT_ALLOWED_PODS]
+                or (
+                    cpu > 0
+                    and cpu > amounts[AMOUNT_ALLOCATABLE_CPU] - amounts[AMOUNT_REQUESTED_CPU]
+                )
+                or (
+                    memory > 0
+                    and memory
+                    > amounts[AMOUNT_ALLOCATABLE_MEMORY] - amounts[AMOUNT_REQUESTED_MEMORY]
+                )
                 or (
                     storage > 0
-                    and storage > allocatable.ephemeral_storage - requested.ephemeral_storage
+                    and storage
+                    > amounts[AMOUNT_ALLOCATABLE_EPHEMERAL_STORAGE]
+                    - amounts[AMOUNT_REQUESTED_EPHEMERAL_STORAGE]
                 )
             ):
-                statuses[index] = self.filter(state, pod, node_info)
+                statuses[index] = self.filter(state, pod, node_infos[index])
         return statuses
 
     # -- scoring -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ allocated amounts per configured resource, and a strategy that turns them into a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from operator import attrgetter
 
 from framework.api.pod import Pod
@@ -16,7 +16,15 @@ from framework.api.resources import (
     pod_requests,
 )
 from framework.config.types import ResourceSpec
-from framework.interface.node_info import NodeInfo
+from framework.interface.node_info import (
+    AMOUNT_ALLOCATABLE_CPU,
+    AMOUNT_ALLOCATABLE_MEMORY,
+    AMOUNT_NON_ZERO_REQUESTED_CPU,
+    AMOUNT_NON_ZERO_REQUESTED_MEMORY,
+    AMOUNT_REQUESTED_CPU,
+    AMOUNT_REQUESTED_MEMORY,
+    NodeInfo,
+)
 from framework.interface.status import Code, Status
 
 Scorer = Callable[[list[int], list[int], list[int]], int]
@@ -46,6 +54,16 @@ _COLUMNS: dict[tuple[str, bool], tuple[Callable[[NodeInfo], int], Callable[[Node
     (RESOURCE_MEMORY, True): (attrgetter("allocatable.memory"), attrgetter("requested.memory")),
 }
 """(resource, use_requested) -> readers of a node's allocatable and allocated amounts."""
+
+_AMOUNT_POSITIONS: dict[tuple[str, bool], tuple[int, int]] = {
+    (RESOURCE_CPU, False): (AMOUNT_ALLOCATABLE_CPU, AMOUNT_NON_ZERO_REQUESTED_CPU),
+    (RESOURCE_CPU, True): (AMOUNT_ALLOCATABLE_CPU, AMOUNT_REQUESTED_CPU),
+    (RESOURCE_MEMORY, False): (AMOUNT_ALLOCATABLE_MEMORY, AMOUNT_NON_ZERO_REQUESTED_MEMORY),
+    (RESOURCE_MEMORY, True): (AMOUNT_ALLOCATABLE_MEMORY, AMOUNT_REQUESTED_MEMORY),
+}
+"""The same amounts, as positions in ``NodeInfo.resource_amounts``."""
+
+_RESOURCE_AMOUNTS = attrgetter("resource_amounts")
 
 
 class ResourceAllocationScorer:
@@ -107,24 +125,62 @@ class ResourceAllocationScorer:
 
         Nodes with the same allocatable and allocated amounts get the same score, and most
         nodes of a cluster look alike. The distinct sets are scored by the strategy's batch
-        form when it has one, else one by one with ``scorer``.
+        form when it has one, else one by one with ``scorer``. For CPU and memory the node's
+        ``resource_amounts`` tuple is read once per node and tells alike nodes apart.
         """
         if not self.resources:
             return [], Status(Code.ERROR, "resources not found")
         if not node_infos:
             return [], None
-        allocatable, allocated = self._columns(node_infos, pod_requests)
-        shapes = list(zip(*allocatable, *allocated, strict=True))
-        distinct = list(dict.fromkeys(shapes))
-        scores = None
+        positions = self._amount_positions(pod_requests)
+        if positions is None:
+            allocatable, allocated = self._columns(node_infos, pod_requests)
+            keys: list[Hashable] = list(zip(*allocatable, *allocated, strict=True))
+            distinct = list(dict.fromkeys(keys))
+            shapes = distinct
+        else:
+            # Nodes with equal amounts share one interned tuple (NodeInfo), so alike nodes are
+            # told apart by the tuple's identity: hashing hundreds of tuples cost more than
+            # scoring the few distinct ones.
+            amounts = list(map(_RESOURCE_AMOUNTS, node_infos))
+            keys = list(map(id, amounts))
+            by_identity = dict(zip(keys, amounts, strict=True))
+            distinct = list(by_identity)
+            shapes = [
+                tuple(row[i] if i is not None else 0 for i in positions)
+                for row in by_identity.values()
+            ]
+        by_key = dict(zip(distinct, self._score_shapes(shapes, pod_requests), strict=True))
+        return list(map(by_key.__getitem__, keys)), None
+
+    def _amount_positions(self, pod_requests: list[int]) -> list[int | None] | None:
+        """Where each resource's allocatable, then allocated, amount is in a node's
+        ``resource_amounts`` (None: a scalar the pod does not request, always 0); None when
+        some amount is not there (ephemeral storage, requested scalars): ``_columns`` reads
+        those."""
+        allocatable: list[int | None] = []
+        allocated: list[int | None] = []
+        for i, spec in enumerate(self.resources):
+            if pod_requests[i] == 0 and self._is_scalar[i]:
+                allocatable.append(None)
+                allocated.append(None)
+                continue
+            positions = _AMOUNT_POSITIONS.get((spec.name, self.use_requested))
+            if positions is None:
+                return None
+            allocatable.append(positions[0])
+            allocated.append(positions[1])
+        return allocatable + allocated
+
+    def _score_shapes(self, shapes: list[tuple[int, ...]], pod_requests: list[int]) -> list[int]:
+        """The scores of distinct shapes (each resource's allocatable, then allocated)."""
         if self.batch_scorer is not None:
-            columns = [list(column) for column in zip(*distinct, strict=True)]
+            columns = [list(column) for column in zip(*shapes, strict=True)]
             count = len(self.resources)
             scores = self.batch_scorer(pod_requests, columns[:count], columns[count:])
-        if scores is None:
-            scores = [self.scorer(*self._amounts(shape, pod_requests)) for shape in distinct]
-        by_shape = dict(zip(distinct, scores, strict=True))
-        return [by_shape[shape] for shape in shapes], None
+            if scores is not None:
+                return scores
+        return [self.scorer(*self._amounts(shape, pod_requests)) for shape in shapes]
 
     def _amounts(
         self, shape: tuple[int, ...], pod_requests: list[int]

@@ -62,10 +62,10 @@ class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions, SignPlugin):
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """Only cordoned nodes need a closer look."""
+        """Only cordoned nodes need a closer look (``NodeInfo.unschedulable`` says which)."""
         statuses: list[Status | None] = [None] * len(node_infos)
         for index, node_info in enumerate(node_infos):
-            if node_info.node.spec.unschedulable:
+            if node_info.unschedulable:
                 statuses[index] = self.filter(state, pod, node_info)
         return statuses
 

@@ -94,10 +94,10 @@ class TaintToleration(
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """Only tainted nodes need a closer look."""
+        """Only tainted nodes need a closer look (``NodeInfo.taints`` says which)."""
         statuses: list[Status | None] = [None] * len(node_infos)
         for index, node_info in enumerate(node_infos):
-            if node_info.node.spec.taints:
+            if node_info.taints:
                 statuses[index] = self.filter(state, pod, node_info)
         return statuses
 
@@ -129,7 +129,7 @@ class TaintToleration(
         tolerations = pre_score.tolerations_prefer_no_schedule
         scores = [0] * len(node_infos)
         for index, node_info in enumerate(node_infos):
-            taints = node_info.node.spec.taints
+            taints = node_info.taints
             if taints:
                 scores[index] = self._count_intolerable_taints_prefer_no_schedule(
                     taints, tolerations
@@ -210,7 +210,7 @@ class TaintToleration(
         )
 
     def _count_intolerable_taints_prefer_no_schedule(
-        self, taints: list[Taint], tolerations: list[Toleration]
+        self, taints: Sequence[Taint], tolerations: list[Toleration]
     ) -> int:
         return sum(
             1

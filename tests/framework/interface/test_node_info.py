@@ -14,6 +14,11 @@ from framework.api.pod import Pod
 from framework.api.quantity import BINARY_SI, Quantity
 from framework.api.resources import DEFAULT_MEMORY_REQUEST
 from framework.interface.node_info import (
+    AMOUNT_ALLOCATABLE_CPU,
+    AMOUNT_ALLOWED_PODS,
+    AMOUNT_NON_ZERO_REQUESTED_MEMORY,
+    AMOUNT_PODS,
+    AMOUNT_REQUESTED_CPU,
     HostPortInfo,
     ImageStateSummary,
     NodeInfo,
@@ -560,3 +565,57 @@ def test_sidecar_host_ports_are_counted_but_init_container_ports_are_not():
         }
     )
     assert ports(NodeInfo(pod)) == {"0.0.0.0": {("UDP", 7001)}}
+
+
+# -- resource amounts --------------------------------------------------------------------------
+
+
+def test_resource_amounts_follow_the_node_and_its_pods():
+    node_info = NodeInfo()
+    node_info.set_node(make_node(allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"}))
+    amounts = node_info.resource_amounts
+    assert (amounts[AMOUNT_ALLOCATABLE_CPU], amounts[AMOUNT_ALLOWED_PODS]) == (4000, 110)
+    assert (amounts[AMOUNT_REQUESTED_CPU], amounts[AMOUNT_PODS]) == (0, 0)
+
+    pod = make_pod("p", {"cpu": "500m"})
+    node_info.add_pod(pod)
+    amounts = node_info.resource_amounts
+    assert (amounts[AMOUNT_REQUESTED_CPU], amounts[AMOUNT_PODS]) == (500, 1)
+    assert amounts[AMOUNT_NON_ZERO_REQUESTED_MEMORY] == DEFAULT_MEMORY_REQUEST
+    clone = node_info.clone()
+
+    node_info.remove_pod(pod)
+    assert node_info.resource_amounts[AMOUNT_REQUESTED_CPU] == 0
+    assert clone.resource_amounts[AMOUNT_REQUESTED_CPU] == 500  # a clone keeps its own
+
+
+def test_nodes_with_equal_amounts_share_one_tuple():
+    # The resource scores tell alike nodes apart by the tuple's identity.
+    a, b = NodeInfo(make_pod("p1", {"cpu": "1"})), NodeInfo(make_pod("p2", {"cpu": "1"}))
+    c = NodeInfo(make_pod("p3", {"cpu": "2"}))
+    assert a.resource_amounts is b.resource_amounts
+    assert c.resource_amounts != a.resource_amounts
+
+
+def test_the_node_cordon_and_taints_are_kept_on_the_node_info():
+    # The batch filters read them here, without walking to the node's spec.
+    node_info = NodeInfo()
+    assert (node_info.unschedulable, node_info.taints) == (False, ())
+    taint = {"key": "dedicated", "value": "db", "effect": "NoSchedule"}
+    node = Node.from_dict(
+        {
+            "kind": "Node",
+            "metadata": {"name": "n"},
+            "spec": {"unschedulable": True, "taints": [taint]},
+        }
+    )
+    node_info.set_node(node)
+    assert node_info.unschedulable is True
+    assert node_info.taints == tuple(node.spec.taints)
+    assert (node_info.clone().unschedulable, node_info.clone().taints) == (True, node_info.taints)
+
+    node_info.set_node(make_node("n"))
+    assert (node_info.unschedulable, node_info.taints) == (False, ())
+    node_info.set_node(node)
+    node_info.remove_node()
+    assert (node_info.unschedulable, node_info.taints) == (False, ())

@@ -15,6 +15,8 @@ from framework.trace import (
     FanOut,
     Recorder,
     TraceEvent,
+    score_cells,
+    score_totals,
 )
 from tests.framework.builders import make_node_info, make_pod
 from tests.framework.runtime.helpers import framework_of
@@ -52,14 +54,31 @@ def test_the_score_point_event_carries_raw_normalized_and_weighted_scores():
     nodes = [make_node_info("n1"), make_node_info("n2")]
     framework.run_score_plugins(CycleState(), make_pod(), nodes)
     [point] = recorder.of(EXTENSION_POINT, "score")
-    assert point.data["scores"] == {
+    assert point.data == {
+        "nodes": ["n1", "n2"],
+        "weights": {"A": 2},
+        "raw": {"A": [5, 10]},
+        "normalized": {"A": [50, 100]},
+        "totals": [100, 200],
+    }
+    assert score_cells(point.data) == {
         "A": {
             "n1": {"raw": 5, "normalized": 50, "weighted": 100},
             "n2": {"raw": 10, "normalized": 100, "weighted": 200},
         }
     }
-    assert point.data["totals"] == {"n1": 100, "n2": 200}
+    assert score_totals(point.data) == {"n1": 100, "n2": 200}
     assert [e.score for e in recorder.of(PLUGIN, "score")] == [5, 10]
+
+
+def test_score_cells_read_traces_stored_before_the_columns():
+    stored = {
+        "weights": {"A": 2},
+        "scores": {"A": {"n1": {"raw": 5, "normalized": 50, "weighted": 100}}},
+        "totals": {"n1": 100},
+    }
+    assert score_cells(stored) == stored["scores"]
+    assert score_totals(stored) == {"n1": 100}
 
 
 def test_event_json_uses_the_documented_keys():

@@ -274,3 +274,48 @@ def test_the_heap_pops_nodes_best_first():
     heap = SortedNodeScores(scores)
     popped = [heap.pop_score().total_score for _ in range(len(heap))]
     assert popped == [8, 8, 5, 2, 1]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_first_pop_without_a_heap_is_gos_heap_root(seed):
+    # The first pop is answered without building the heap; a second pop builds it. Both must
+    # pop what Go's Init and Pop would, whatever the ties (few distinct totals, many nodes).
+    rng = random.Random(seed)
+    size = rng.randint(1, 40) if seed % 2 else rng.randint(100, 600)
+    scores = [
+        NodePluginScores(f"n{i}", total_score=rng.randint(0, 3), randomizer=rng.choice([0, 0, 1]))
+        for i in range(size)
+    ]
+    reference = _GoHeap(scores)
+    heap = SortedNodeScores(scores)
+    assert [heap.pop() for _ in range(len(heap))] == [reference.pop() for _ in range(size)]
+
+
+class _GoHeap:
+    """container/heap's Init and Pop over (total, randomizer), largest first, as written in Go."""
+
+    def __init__(self, scores):
+        self.items = list(scores)
+        for i in range(len(self.items) // 2 - 1, -1, -1):
+            self._down(i, len(self.items))
+
+    def _greater(self, i, j):
+        a, b = self.items[i], self.items[j]
+        return (a.total_score, a.randomizer) > (b.total_score, b.randomizer)
+
+    def _down(self, i, n):
+        """Go's down: swap with the better child (the left one unless the right is strictly
+        better) while that child is strictly better, written recursively."""
+        left, right = 2 * i + 1, 2 * i + 2
+        if left >= n:
+            return
+        child = right if right < n and self._greater(right, left) else left
+        if self._greater(child, i):
+            self.items[i], self.items[child] = self.items[child], self.items[i]
+            self._down(child, n)
+
+    def pop(self):
+        n = len(self.items) - 1
+        self.items[0], self.items[n] = self.items[n], self.items[0]
+        self._down(0, n)
+        return self.items.pop().name

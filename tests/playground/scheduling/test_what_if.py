@@ -111,7 +111,8 @@ def test_any_profile_of_the_workspace_may_be_asked(cluster, workspace):
 
     assert got.attempt.profile == "spread-less"
     score = next(e for e in got.events if e.point == "score" and e.kind == "extensionPoint")
-    assert "NodeResourcesBalancedAllocation" not in score.data["scores"]
+    assert "NodeResourcesBalancedAllocation" not in score.data["raw"]
+    assert "NodeResourcesFit" in score.data["raw"]
 
 
 def test_a_pasted_pod_is_admitted_with_its_class_priority(cluster, workspace):

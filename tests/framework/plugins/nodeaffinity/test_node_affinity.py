@@ -719,3 +719,28 @@ def test_it_refuses_bad_args_when_built(plugin_args, message):
         NodeAffinity(plugin_args, None, Features())
 
     assert str(raised.value) == message
+
+
+def _filter_nodes(plugin: NodeAffinity, pod, node_infos) -> list[bool]:
+    state = CycleState()
+    plugin.pre_filter(state, pod, node_infos)
+    return [status is None for status in plugin.filter_nodes(state, pod, node_infos)]
+
+
+def test_remembered_matches_follow_a_replaced_node_and_each_affinity():
+    # Filter answers are remembered per affinity and node object: a node updated with new
+    # labels is a new object and is matched again; another affinity has answers of its own.
+    plugin = NodeAffinity(args(), None, Features())
+    wants_bar = [term([requirement("foo", "In", "bar")])]
+    wants_baz = [term([requirement("foo", "In", "baz")])]
+    node_info = make_node_info("node1", {"foo": "bar"})
+
+    assert _filter_nodes(plugin, make_pod(required=wants_bar), [node_info]) == [True]
+    assert _filter_nodes(plugin, make_pod(required=wants_bar), [node_info]) == [True]
+    assert _filter_nodes(plugin, make_pod(required=wants_baz), [node_info]) == [False]
+
+    node_info.set_node(make_node("node1", {"foo": "baz"}))
+    assert _filter_nodes(plugin, make_pod(required=wants_bar), [node_info]) == [False]
+    assert _filter_nodes(plugin, make_pod(required=wants_baz), [node_info]) == [True]
+    assert _filter_nodes(plugin, make_pod(node_selector={"foo": "baz"}), [node_info]) == [True]
+    assert _filter_nodes(plugin, make_pod(node_selector={"foo": "bar"}), [node_info]) == [False]
