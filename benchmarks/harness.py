@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks.workloads import Workload
 from framework.cluster.memory import InMemoryCluster
 from framework.config.defaults import default_configuration
+from framework.metrics import BATCH_ATTEMPTS_TOTAL, Metrics
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.schedule_one import SchedulingAttempt
 from framework.scheduler.scheduler import Scheduler
@@ -47,6 +48,8 @@ class Result:
     peak_rss_mib: float
     trace_events: int
     total_seconds: float
+    batch_hints_used: int = 0
+    """Pods OpportunisticBatching placed on their hint, without a full cycle."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,6 +116,7 @@ def run_workload(
         if attempt.result == "Scheduled":
             scheduled_at.append(perf_counter())
 
+    metrics = Metrics()
     scheduler = _TimedScheduler.from_configuration(
         default_configuration(),
         cluster,
@@ -121,6 +125,7 @@ def run_workload(
         seed=seed,
         observer=recorder,
         on_attempt=on_attempt,
+        metrics=metrics,
     )
     scheduler.cycle_seconds = []
     scheduler.start()
@@ -144,6 +149,7 @@ def run_workload(
         peak_rss_mib=peak_rss_mib(),
         trace_events=recorder.total if recorder is not None else 0,
         total_seconds=total,
+        batch_hints_used=int(metrics.total(BATCH_ATTEMPTS_TOTAL, result="hint_used")),
     )
 
 

@@ -18,6 +18,8 @@ from framework.config.defaults import set_defaults
 from framework.config.load import load_config
 from framework.config.validation import validate
 from framework.debugger.session import Debugger
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
+from framework.metrics import Metrics
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
 from framework.scheduler.schedule_one import SchedulingAttempt
@@ -106,9 +108,12 @@ class Simulation:
         registry: Registry | None = None,
         first_nodes: list[str] = (),
         debugger: Debugger | None = None,
+        features: FeatureGates = DEFAULT_FEATURE_GATES,
     ) -> None:
         """``first_nodes`` are added to the cluster before the other nodes (cache order);
-        ``debugger`` observes the scheduler from the start (see ``framework.debugger``)."""
+        ``debugger`` observes the scheduler from the start (see ``framework.debugger``);
+        ``features`` are the feature gates (the in-tree registry's too, unless one is given).
+        The scheduler counts its metrics into ``self.metrics``."""
         cfg = load_config(config_source)
         set_defaults(cfg)
         errors = validate(cfg)
@@ -121,14 +126,17 @@ class Simulation:
         self.reports: list[AttemptReport] = []
         self._events = _EventsByPod()
         self._deleted: list[str] = []
+        self.metrics = Metrics()
         self.scheduler = Scheduler.from_configuration(
             cfg,
             self.cluster,
-            registry if registry is not None else in_tree_registry(),
+            registry if registry is not None else in_tree_registry(features),
             clock=self.clock,
             seed=seed,
             observer=self._events,
             on_attempt=self._on_attempt,
+            features=features,
+            metrics=self.metrics,
         )
         if debugger is not None:
             debugger.attach(self.scheduler)

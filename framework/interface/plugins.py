@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         PreBindPreFlightResult,
         PreFilterResult,
         QueuedPodInfo,
+        SignFragment,
     )
 
 
@@ -219,6 +220,20 @@ class PostBindPlugin(Plugin):
 
     @abstractmethod
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+class SignPlugin(Plugin):
+    """A PreFilter, Filter, PreScore or Score plugin that can say what of a pod it reads.
+
+    Used by opportunistic batching (KEP-5598): the fragments of every signing plugin make the
+    pod's signature, and two pods with equal signatures must be judged and scored alike on the
+    same nodes. If any such plugin of a profile does not subclass this, no pod of the profile is
+    signed. A status other than success (Unschedulable: the plugin refuses, e.g. the pod's result
+    depends on other pods; Error: something unexpected) leaves the pod unsigned, never failed.
+    """
+
+    @abstractmethod
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]: ...
 
 
 EXTENSION_POINT_CLASSES: dict[str, type[Plugin]] = {

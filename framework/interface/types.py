@@ -244,6 +244,16 @@ class PreBindPreFlightResult:
     allow_parallel: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SignFragment:
+    """One part of a pod's signature: a key naming what of the pod it holds (the names are in
+    ``framework.interface.signers``), and a JSON-serialisable value. Plugins that read the same
+    thing return the same key; the framework keeps one fragment per key."""
+
+    key: str
+    value: Any
+
+
 @dataclass(slots=True)
 class QueuedPodInfo:
     """A pod in the scheduling queue with its bookkeeping (timestamps, attempts, rejectors).

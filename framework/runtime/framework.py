@@ -14,6 +14,7 @@ from operator import attrgetter
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.cycle_state import CycleState
 from framework.interface.plugins import (
     BatchFilterPlugin,
@@ -33,6 +34,7 @@ from framework.interface.plugins import (
     QueueSortPlugin,
     ReservePlugin,
     ScorePlugin,
+    SignPlugin,
 )
 from framework.interface.status import Code, Status, StatusError, wrap_error
 from framework.interface.types import (
@@ -46,6 +48,8 @@ from framework.interface.types import (
     ScoredNodes,
     merge_pre_filter_results,
 )
+from framework.metrics import DEFAULT_METRICS, Metrics
+from framework.runtime.batch import OpportunisticBatch
 from framework.runtime.construction import (
     EXTENSION_POINTS,
     DefaultEnqueueExtension,
@@ -56,6 +60,7 @@ from framework.runtime.construction import (
 )
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
+from framework.runtime.signing import batchable_plugins, sign_pod
 from framework.runtime.tracing import (
     describe_result,
     filter_batch_data,
@@ -99,6 +104,8 @@ class Framework:
         cluster: Cluster | None = None,
         event_recorder: Any = None,
         capture_profile: Callable[[Any], None] | None = None,
+        features: FeatureGates = DEFAULT_FEATURE_GATES,
+        metrics: Metrics | None = None,
     ) -> None:
         self.registry = registry
         self.observer = observer
@@ -118,6 +125,12 @@ class Framework:
         self._cluster = cluster
         self._event_recorder = event_recorder
         self._profile_name = ""
+        self.metrics = metrics if metrics is not None else DEFAULT_METRICS
+        self.batch: OpportunisticBatch | None = None
+        """The batch cache, when the OpportunisticBatching gate is on (upstream's GetNodeHint
+        and StoreScheduleResults are its methods)."""
+        self.batchable_plugins: list[SignPlugin] | None = None
+        """The plugins that sign pods; None when the profile signs none (see signing.py)."""
         self.percentage_of_nodes_to_score: int | None = None
         self.plugins_map: dict[str, Plugin] = {}
         self.score_plugin_weight: dict[str, int] = {}
@@ -143,6 +156,18 @@ class Framework:
                 build_plugins(self, profile)
             if capture_profile is not None:
                 capture_profile(profile)
+        if features.enabled("OpportunisticBatching"):
+            self.batch = OpportunisticBatch(self)
+            self.batchable_plugins = batchable_plugins(
+                self._profile_name,
+                [
+                    *self.pre_filter_plugins,
+                    *self.filter_plugins,
+                    *self.pre_score_plugins,
+                    *self.score_plugins,
+                ],
+                has_extenders=bool(self._extenders),
+            )
 
     def list_plugins(self) -> dict[str, list[tuple[str, int | None]]]:
         """The effective plugins per extension point (config key -> [(name, weight)]).
@@ -908,6 +933,15 @@ class Framework:
 
     # ----------------------------------------------------------------------------------------
     # Handle
+
+    # ----------------------------------------------------------------------------------------
+    # Opportunistic batching
+
+    def sign_pod(self, pod: Pod) -> bytes | None:
+        """The pod's signature: equal for pods this profile judges and ranks alike, else None."""
+        if self.batchable_plugins is None:
+            return None
+        return sign_pod(self.batchable_plugins, pod)
 
     def profile_name(self) -> str:
         return self._profile_name

@@ -220,35 +220,68 @@ class ScheduleOne:
         num_nodes = self.snapshot.num_nodes_in_placement()
         if num_nodes == 0:
             raise NoNodesAvailableError()
-        feasible, diagnosis = self._find_nodes_that_fit_pod(framework, state, pod_info)
+        feasible, diagnosis, node_hint = self._find_nodes_that_fit_pod(framework, state, pod_info)
         if not feasible:
             raise FitError(pod, num_nodes, diagnosis)
         if len(feasible) == 1:
+            host = feasible[0].node_name
+            self._store_schedule_results(framework, pod_info, node_hint, host, None)
             return ScheduleResult(
-                suggested_host=feasible[0].node_name,
+                suggested_host=host,
                 evaluated_nodes=1 + len(diagnosis.node_to_status),
                 feasible_nodes=1,
             )
         scores = self._prioritize_nodes(framework, state, pod, feasible)
+        host, others = self._select_host(pod, scores)
+        self._store_schedule_results(framework, pod_info, node_hint, host, others)
         return ScheduleResult(
-            suggested_host=self._select_host(pod, scores),
+            suggested_host=host,
             evaluated_nodes=len(feasible) + len(diagnosis.node_to_status),
             feasible_nodes=len(feasible),
             final_scores=_totals_by_name(scores),
         )
 
-    def _select_host(self, pod: Pod, scores: Sequence[NodePluginScores]) -> str:
-        """The best node; among equal totals, the replay tie breaker may choose (see Scheduler)."""
-        host = SortedNodeScores(scores).pop()
+    def _select_host(
+        self, pod: Pod, scores: Sequence[NodePluginScores]
+    ) -> tuple[str, SortedNodeScores]:
+        """The best node and the others, best first; among equal totals, the replay tie
+        breaker may choose (see Scheduler), and the others are then the rest in a new heap."""
+        ranking = SortedNodeScores(scores)
+        host = ranking.pop()
         if self.tie_breaker is None:
-            return host
+            return host, ranking
         best = max(s.total_score for s in scores)
         tied = [s.name for s in scores if s.total_score == best]
-        return self.tie_breaker(pod, tied, host) if len(tied) > 1 else host
+        if len(tied) < 2:
+            return host, ranking
+        chosen = self.tie_breaker(pod, tied, host)
+        if chosen == host:
+            return host, ranking
+        return chosen, SortedNodeScores([s for s in scores if s.name != chosen])
+
+    def _store_schedule_results(
+        self,
+        framework: Framework,
+        pod_info: QueuedPodInfo,
+        node_hint: str,
+        host: str,
+        others: SortedNodeScores | None,
+    ) -> None:
+        """Hands the cycle's ranking to the profile's batch cache (OpportunisticBatching)."""
+        if framework.batch is None:
+            return
+        framework.batch.store_schedule_results(
+            pod_info.pod_signature, node_hint, host, others, self.queue.scheduling_cycle()
+        )
 
     def _find_nodes_that_fit_pod(
         self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo
-    ) -> tuple[list[NodeInfo], Diagnosis]:
+    ) -> tuple[list[NodeInfo], Diagnosis, str]:
+        """The feasible nodes, why the others failed, and the batch's node hint ("" if none).
+
+        A node preemption nominated, or else the batch cache's hint, is tried first: if it
+        fits, no other node is looked at.
+        """
         diagnosis = Diagnosis()
         all_nodes = self.snapshot.list_nodes_in_placement()
         pod = pod_info.pod
@@ -260,11 +293,17 @@ class ScheduleOne:
             diagnosis.node_to_status.absent_nodes_status = status
             diagnosis.pre_filter_msg = status.message()
             diagnosis.add_plugin_status(status)
-            return [], diagnosis
-        if pod.status.nominated_node_name:
-            feasible = self._evaluate_nominated_node(framework, state, pod, diagnosis)
+            return [], diagnosis, ""
+        node_hint = ""
+        if framework.batch is not None:
+            # Asked even when a node is nominated, as upstream (which then ignores the hint).
+            node_hint = framework.batch.get_node_hint(
+                pod, pod_info.pod_signature, state, self.queue.scheduling_cycle()
+            )
+        if pod.status.nominated_node_name or node_hint:
+            feasible = self._evaluate_nominated_node(framework, state, pod, diagnosis, node_hint)
             if feasible:
-                return feasible, diagnosis
+                return feasible, diagnosis, node_hint
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
             nodes = [
@@ -284,16 +323,25 @@ class ScheduleOne:
         )
         if len(after_extenders) != len(feasible):
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
-        return after_extenders, diagnosis
+        return after_extenders, diagnosis, node_hint
 
     def _evaluate_nominated_node(
-        self, framework: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis
+        self,
+        framework: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        node_hint: str = "",
     ) -> list[NodeInfo]:
-        """Tries the node preemption nominated first: if it fits, no other node is looked at."""
-        node_info = self.snapshot.node_info_map.get(pod.status.nominated_node_name)
+        """Filters only the nominated node (or, without one, the hinted node)."""
+        node_name = pod.status.nominated_node_name or node_hint
+        node_info = self.snapshot.node_info_map.get(node_name)
         if node_info is None:
             return []
-        feasible = self._find_nodes_that_pass_filters(framework, state, pod, diagnosis, [node_info])
+        hint = "" if pod.status.nominated_node_name else node_hint
+        feasible = self._find_nodes_that_pass_filters(
+            framework, state, pod, diagnosis, [node_info], node_hint=hint
+        )
         return self._find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
 
     def _find_nodes_that_pass_filters(
@@ -303,6 +351,7 @@ class ScheduleOne:
         pod: Pod,
         diagnosis: Diagnosis,
         nodes: list[NodeInfo],
+        node_hint: str = "",
     ) -> list[NodeInfo]:
         """Filters nodes from the rotating start index until enough feasible ones are found.
 
@@ -333,7 +382,7 @@ class ScheduleOne:
                     raise _CycleError(Status.as_status(status.as_error()))
                 diagnosis.node_to_status.set(node_info.node_name, status)
                 diagnosis.add_plugin_status(status)
-        self._emit_filter_summary(framework, pod, start, feasible, diagnosis)
+        self._emit_filter_summary(framework, pod, start, feasible, diagnosis, node_hint)
         return feasible
 
     def num_feasible_nodes_to_find(self, profile_percentage: int | None, num_all_nodes: int) -> int:
@@ -733,10 +782,20 @@ class ScheduleOne:
         start: float,
         feasible: list[NodeInfo],
         diagnosis: Diagnosis,
+        node_hint: str = "",
     ) -> None:
         observer = framework.observer
         if observer is None:
             return
+        data: dict[str, Any] = {
+            "feasibleNodes": [n.node_name for n in feasible],
+            "failedNodes": {
+                name: {"code": str(s.code), "plugin": s.plugin, "reasons": s.all_reasons()}
+                for name, s in diagnosis.node_to_status.items()
+            },
+        }
+        if node_hint:
+            data["nodeHint"] = node_hint
         observer.on_event(
             TraceEvent(
                 kind=EXTENSION_POINT,
@@ -745,13 +804,7 @@ class ScheduleOne:
                 profile=framework.profile_name(),
                 code="Success" if feasible else "Unschedulable",
                 duration=perf_counter() - start,
-                data={
-                    "feasibleNodes": [n.node_name for n in feasible],
-                    "failedNodes": {
-                        name: {"code": str(s.code), "plugin": s.plugin, "reasons": s.all_reasons()}
-                        for name, s in diagnosis.node_to_status.items()
-                    },
-                },
+                data=data,
             )
         )
 

@@ -19,6 +19,7 @@ from framework.backend.queue.scheduling_queue import PriorityQueue
 from framework.extender.build import build_extenders
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.types import NominatingInfo, NominatingMode
+from framework.metrics import Metrics
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.runtime.waiting_pods import WaitingPodsMap
@@ -91,6 +92,7 @@ class Scheduler(ScheduleOne, EventHandlers):
         on_attempt: Callable[[SchedulingAttempt], None] | None = None,
         on_queue_change: Callable[[str, Any], None] | None = None,
         features: FeatureGates = DEFAULT_FEATURE_GATES,
+        metrics: Metrics | None = None,
     ) -> Scheduler:
         """A scheduler for a defaulted, validated KubeSchedulerConfiguration.
 
@@ -115,6 +117,8 @@ class Scheduler(ScheduleOne, EventHandlers):
                 observer=observer,
                 cluster=cluster,
                 event_recorder=recorder,
+                features=features,
+                metrics=metrics,
             )
             for profile in cfg.profiles
         }
@@ -125,6 +129,7 @@ class Scheduler(ScheduleOne, EventHandlers):
             pod_initial_backoff_seconds=cfg.pod_initial_backoff_seconds,
             pod_max_backoff_seconds=cfg.pod_max_backoff_seconds,
             on_change=on_queue_change,
+            feature_gates=features,
         )
         scheduler = cls(
             profiles,

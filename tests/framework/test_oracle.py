@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.simulator import Simulation
 
 ORACLE = Path(__file__).resolve().parents[1] / "fixtures" / "oracle"
@@ -23,6 +24,21 @@ SCENARIOS = sorted(p.name for p in ORACLE.iterdir() if p.is_dir())
 
 
 def replay(scenario: str) -> tuple[list, list]:
+    expected, simulation = replay_simulation(scenario)
+    reports = simulation.run_one_at_a_time()
+    first_attempts: dict[str, object] = {}
+    outcomes: dict[str, object] = {}
+    for report in reports:
+        first_attempts.setdefault(report.attempt.pod, report)
+        if report.attempt.result != "Waiting":
+            outcomes[report.attempt.pod] = report
+    return expected, [(first_attempts.get(e["pod"]), outcomes.get(e["pod"])) for e in expected]
+
+
+def replay_simulation(
+    scenario: str, features: FeatureGates = DEFAULT_FEATURE_GATES
+) -> tuple[list, Simulation]:
+    """The scenario's expectations, and a simulation of it that takes the recorded picks."""
     directory = ORACLE / scenario
     expected = json.loads((directory / "expected.json").read_text())["pods"]
     simulation = Simulation(
@@ -30,6 +46,7 @@ def replay(scenario: str) -> tuple[list, list]:
         (directory / "objects.yaml").read_text(),
         seed=0,
         first_nodes=image_first_nodes(directory),
+        features=features,
     )
     choices = {entry["pod"]: entry["node"] for entry in expected}
 
@@ -41,14 +58,7 @@ def replay(scenario: str) -> tuple[list, list]:
         # Among preemption candidates tied on every criterion upstream picks in Go's random
         # map order; the replay takes the recorded pick.
         framework.plugins_map["DefaultPreemption"].evaluator.tie_breaker = recorded_choice
-    reports = simulation.run_one_at_a_time()
-    first_attempts: dict[str, object] = {}
-    outcomes: dict[str, object] = {}
-    for report in reports:
-        first_attempts.setdefault(report.attempt.pod, report)
-        if report.attempt.result != "Waiting":
-            outcomes[report.attempt.pod] = report
-    return expected, [(first_attempts.get(e["pod"]), outcomes.get(e["pod"])) for e in expected]
+    return expected, simulation
 
 
 def image_first_nodes(directory: Path) -> list[str]:

@@ -132,7 +132,8 @@ class PriorityQueue:
     given, is read like upstream's informers: a pod must still exist unbound to be
     nominated, and namespace labels decide affinity namespace selectors. ``pre_enqueue``
     maps a profile to its PreEnqueue runner, ``queueing_hint_map`` a profile to its hints;
-    :meth:`from_frameworks` builds all three from the profiles' frameworks.
+    ``pod_signers`` a profile to its Framework.sign_pod (used with OpportunisticBatching);
+    :meth:`from_frameworks` builds all of them from the profiles' frameworks.
     ``pop_from_backoff_q`` defaults to the SchedulerPopFromBackoffQ gate.
     """
 
@@ -160,6 +161,7 @@ class PriorityQueue:
         self._pre_enqueue: dict[str, PreEnqueueRunner] = dict(pre_enqueue or {})
         self._pod_signers = pod_signers
         self._feature_gates = feature_gates
+        self._opportunistic_batching = feature_gates.enabled("OpportunisticBatching")
         if pop_from_backoff_q is None:
             pop_from_backoff_q = feature_gates.enabled("SchedulerPopFromBackoffQ")
         self._pop_from_backoff_q = pop_from_backoff_q
@@ -189,6 +191,7 @@ class PriorityQueue:
         if not frameworks:
             raise ValueError("a scheduling queue needs at least one profile's framework")
         options.setdefault("queueing_hint_map", build_queueing_hint_map_per_profile(frameworks))
+        options.setdefault("pod_signers", {fw.profile_name(): fw.sign_pod for fw in frameworks})
         options.setdefault(
             "pre_enqueue",
             {
@@ -595,7 +598,7 @@ class PriorityQueue:
         )
 
     def _sign_pod(self, pod: Pod) -> Any:
-        if self._pod_signers is None:
+        if self._pod_signers is None or not self._opportunistic_batching:
             return None
         signer = self._pod_signers.get(pod.spec.scheduler_name)
         if signer is None:

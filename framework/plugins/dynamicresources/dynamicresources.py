@@ -34,6 +34,7 @@ from framework.interface.plugins import (
     PreEnqueuePlugin,
     PreFilterPlugin,
     ReservePlugin,
+    SignPlugin,
 )
 from framework.interface.status import Code, Status
 from framework.interface.types import (
@@ -43,6 +44,7 @@ from framework.interface.types import (
     PostFilterResult,
     PreBindPreFlightResult,
     PreFilterResult,
+    SignFragment,
 )
 from framework.plugins import names
 from framework.plugins.dynamicresources.extended_resources import (
@@ -91,6 +93,7 @@ class DynamicResources(
     ReservePlugin,
     PreBindPlugin,
     EnqueueExtensions,
+    SignPlugin,
 ):
     """Allocates ResourceClaims in upstream; here: claim-less pods and DRA extended resources."""
 
@@ -109,6 +112,14 @@ class DynamicResources(
         if errors:
             raise ValueError(aggregate_message(errors))
         self.args = args
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Claims may span nodes in ways a signature cannot show: such pods are not signed."""
+        if pod_resource_claims(pod):
+            return None, Status(
+                Code.UNSCHEDULABLE, "pods with dra resource claims are not signable"
+            )
+        return None, None
 
     # -- queueing ------------------------------------------------------------------------------
 

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from framework.api.pod import Pod
 from framework.interface.cycle_state import CycleState
-from framework.interface.plugins import BatchScorePlugin
+from framework.interface.plugins import BatchScorePlugin, SignPlugin
+from framework.interface.signers import IMAGE_NAMES_SIGNER_NAME
 from framework.interface.status import Status
-from framework.interface.types import MAX_NODE_SCORE
+from framework.interface.types import MAX_NODE_SCORE, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.util.gomath import go_div
@@ -29,13 +30,21 @@ MAX_CONTAINER_THRESHOLD = 1000 * MB
 _IMAGE_VOLUME = "image"
 
 
-class ImageLocality(BatchScorePlugin):
+class ImageLocality(BatchScorePlugin, SignPlugin):
     """Scores by the spread-scaled total size of the pod's images present on the node."""
 
     name = names.IMAGE_LOCALITY
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.handle = handle
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """The score depends on the (normalized) images of the containers and init containers."""
+        images = {
+            normalized_image_name(c.image)
+            for c in (*pod.spec.containers, *pod.spec.init_containers)
+        }
+        return [SignFragment(IMAGE_NAMES_SIGNER_NAME, sorted(images))], None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         total_num_nodes = len(self.handle.snapshot_shared_lister().node_infos().list())

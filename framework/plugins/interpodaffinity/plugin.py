@@ -19,7 +19,10 @@ from framework.interface.events import (
     QueueingHint,
 )
 from framework.interface.node_info import AffinityTerm, get_affinity_terms
-from framework.interface.plugins import EnqueueExtensions
+from framework.interface.plugins import EnqueueExtensions, SignPlugin
+from framework.interface.signers import LABELS_SIGNER_NAME
+from framework.interface.status import Code, Status
+from framework.interface.types import SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
@@ -30,7 +33,7 @@ from framework.plugins.interpodaffinity.filtering import (
 from framework.plugins.interpodaffinity.scoring import AffinityScoring
 
 
-class InterPodAffinity(AffinityFiltering, AffinityScoring, EnqueueExtensions):
+class InterPodAffinity(AffinityFiltering, AffinityScoring, EnqueueExtensions, SignPlugin):
     """Checks and scores inter-pod affinity and anti-affinity."""
 
     name = names.INTER_POD_AFFINITY
@@ -46,6 +49,19 @@ class InterPodAffinity(AffinityFiltering, AffinityScoring, EnqueueExtensions):
         self.hard_pod_affinity_weight = args.hard_pod_affinity_weight or 0
         self.ignore_preferred_terms_of_existing_pods = args.ignore_preferred_terms_of_existing_pods
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """A pod with pod (anti-)affinity depends on other pods: never signed. Otherwise its
+        labels matter (other pods' terms may select it), unless existing pods' preferred terms
+        are ignored."""
+        affinity = pod.spec.affinity
+        if affinity is not None and (
+            affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+        ):
+            return None, Status(Code.UNSCHEDULABLE, "pods with InterPodAffinity are not signable")
+        if self.ignore_preferred_terms_of_existing_pods:
+            return None, None
+        return [SignFragment(LABELS_SIGNER_NAME, dict(pod.metadata.labels))], None
 
     # -- queueing ------------------------------------------------------------------------------
 

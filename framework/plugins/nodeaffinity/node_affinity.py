@@ -42,9 +42,15 @@ from framework.interface.plugins import (
     PreScorePlugin,
     ScoreExtensions,
     ScorePlugin,
+    SignPlugin,
+)
+from framework.interface.signers import (
+    NODE_AFFINITY_SIGNER_NAME,
+    NODE_SELECTOR_SIGNER_NAME,
+    node_affinity_signer,
 )
 from framework.interface.status import Code, Status
-from framework.interface.types import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from framework.interface.types import MAX_NODE_SCORE, NodeScore, PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.normalize_score import default_normalize_score
@@ -119,6 +125,7 @@ class NodeAffinity(
     ScorePlugin,
     ScoreExtensions,
     EnqueueExtensions,
+    SignPlugin,
 ):
     """Checks a pod's node selector and node affinity against node labels and names."""
 
@@ -139,6 +146,13 @@ class NodeAffinity(
             self._parse_added_affinity(
                 NodeAffinitySpec.from_dict(to_json_value(args.added_affinity))
             )
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility and score depend on the node affinity and the node selector."""
+        return [
+            SignFragment(NODE_AFFINITY_SIGNER_NAME, node_affinity_signer(pod)),
+            SignFragment(NODE_SELECTOR_SIGNER_NAME, dict(pod.spec.node_selector)),
+        ], None
 
     def _parse_added_affinity(self, added: NodeAffinitySpec) -> None:
         """Parses the profile's affinity once, so Filter and Score only match."""

@@ -14,9 +14,10 @@ from framework.interface.events import (
     EventResource,
     QueueingHint,
 )
-from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin
+from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin, SignPlugin
+from framework.interface.signers import FEATURES_SIGNER_NAME
 from framework.interface.status import Code, Status
-from framework.interface.types import PreFilterResult
+from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed
@@ -46,7 +47,7 @@ class _PreFilterState:
         return self
 
 
-class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlugin):
     """Rejects nodes whose ``status.declaredFeatures`` lack a feature the pod requires.
 
     Does nothing when the NodeDeclaredFeatures feature is off.
@@ -66,6 +67,14 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         self.enabled = features.enable_node_declared_features
         self.ndf_framework = ndf_framework
         self.version = version
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the node features the pod requires."""
+        try:
+            reqs = self.ndf_framework.infer_for_pod_scheduling(pod, self.version)
+        except ValueError as err:
+            return None, Status.as_status(err)
+        return [SignFragment(FEATURES_SIGNER_NAME, sorted(reqs))], None
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 from framework.api.pod import Pod
 from framework.interface.cycle_state import CycleState
 from framework.interface.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from framework.interface.plugins import BatchFilterPlugin, EnqueueExtensions
+from framework.interface.plugins import BatchFilterPlugin, EnqueueExtensions, SignPlugin
+from framework.interface.signers import NODE_NAME_SIGNER_NAME
 from framework.interface.status import Code, Status
+from framework.interface.types import SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 
@@ -19,13 +21,17 @@ if TYPE_CHECKING:
 ERR_REASON = "node(s) didn't match the requested node name"
 
 
-class NodeName(BatchFilterPlugin, EnqueueExtensions):
+class NodeName(BatchFilterPlugin, EnqueueExtensions, SignPlugin):
     """Rejects every node but the one in ``spec.nodeName``, when set."""
 
     name = names.NODE_NAME
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on ``spec.nodeName`` alone."""
+        return [SignFragment(NODE_NAME_SIGNER_NAME, pod.spec.node_name)], None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not fits(pod, node_info):

@@ -14,9 +14,10 @@ from framework.interface.events import (
     QueueingHint,
 )
 from framework.interface.node_info import HostPortInfo, get_host_ports
-from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin
+from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin, SignPlugin
+from framework.interface.signers import HOST_PORTS_SIGNER_NAME, host_ports_signer
 from framework.interface.status import Code, Status
-from framework.interface.types import PreFilterResult
+from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed
@@ -41,13 +42,17 @@ class _PreFilterState:
         return self
 
 
-class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlugin):
     """Rejects nodes where a requested (host IP, protocol, host port) is already taken."""
 
     name = names.NODE_PORTS
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the containers' host ports alone."""
+        return [SignFragment(HOST_PORTS_SIGNER_NAME, host_ports_signer(pod))], None
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

@@ -18,12 +18,14 @@ from framework.config.validation_pluginargs import (
 )
 from framework.interface.cycle_state import CycleState, NotFoundError
 from framework.interface.node_info import NodeInfo
-from framework.interface.plugins import BatchScorePlugin, PreScorePlugin
+from framework.interface.plugins import BatchScorePlugin, PreScorePlugin, SignPlugin
+from framework.interface.signers import RESOURCES_SIGNER_NAME
 from framework.interface.status import Code, Status
-from framework.interface.types import MAX_NODE_SCORE
+from framework.interface.types import MAX_NODE_SCORE, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import go_type_name
+from framework.plugins.noderesources.fit import compute_pod_resource_request, resources_signature
 from framework.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     is_best_effort_pod,
@@ -45,12 +47,13 @@ class _PreScoreState:
         return self
 
 
-class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
+class BalancedAllocation(PreScorePlugin, BatchScorePlugin, SignPlugin):
     """Scores how evenly the node's resources would be used with the pod on it."""
 
     name = names.NODE_RESOURCES_BALANCED_ALLOCATION
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
+        self.enable_pod_level_resources = features.enable_pod_level_resources
         if not isinstance(args, NodeResourcesBalancedAllocationArgs):
             raise ValueError(
                 "want args to be of type NodeResourcesBalancedAllocationArgs, "
@@ -72,6 +75,11 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
                 features.enable_in_place_pod_level_resources_vertical_scaling
             ),
         )
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """The score depends on the pod's requests and overhead (the same fragment as Fit's)."""
+        request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        return [SignFragment(RESOURCES_SIGNER_NAME, resources_signature(request))], None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pod_requests = self.scorer.calculate_pod_resource_request_list(pod)

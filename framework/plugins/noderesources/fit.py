@@ -60,9 +60,11 @@ from framework.interface.plugins import (
     EnqueueExtensions,
     PreFilterPlugin,
     PreScorePlugin,
+    SignPlugin,
 )
+from framework.interface.signers import RESOURCES_SIGNER_NAME
 from framework.interface.status import Code, Status, StatusError
-from framework.interface.types import PreFilterResult
+from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
@@ -142,6 +144,17 @@ def compute_pod_resource_request(pod: Pod, enable_pod_level_resources: bool = Tr
     result = Resource()
     result.set_max_resource(requests)
     return result
+
+
+def resources_signature(request: Resource) -> dict[str, object]:
+    """A pod's computed request as a signature fragment's value (Fit's and BalancedAllocation's)."""
+    return {
+        "MilliCPU": request.milli_cpu,
+        "Memory": request.memory,
+        "EphemeralStorage": request.ephemeral_storage,
+        "AllowedPodNumber": request.allowed_pod_number,
+        "ScalarResources": dict(sorted(request.scalar_resources.items())),
+    }
 
 
 def fits(
@@ -284,7 +297,14 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
 # -- the plugin ---------------------------------------------------------------------------------
 
 
-class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, EnqueueExtensions):
+class Fit(
+    PreFilterPlugin,
+    BatchFilterPlugin,
+    PreScorePlugin,
+    BatchScorePlugin,
+    EnqueueExtensions,
+    SignPlugin,
+):
     """Checks that a node has enough resources for the pod and scores how it would fit."""
 
     name = names.NODE_RESOURCES_FIT
@@ -309,6 +329,15 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         self.enable_in_place_pod_level_resources_vertical_scaling = (
             features.enable_in_place_pod_level_resources_vertical_scaling
         )
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility and score depend on the pod's requests and overhead.
+
+        Upstream refuses a pod whose extended resource a DeviceClass maps (DRA would handle
+        it); DRA extended resources are never delegated here (see docs/fidelity.md).
+        """
+        request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        return [SignFragment(RESOURCES_SIGNER_NAME, resources_signature(request))], None
 
     # -- queueing ------------------------------------------------------------------------------
 

@@ -22,8 +22,10 @@ from framework.interface.events import (
     EventResource,
     QueueingHint,
 )
-from framework.interface.plugins import BatchFilterPlugin, EnqueueExtensions
+from framework.interface.plugins import BatchFilterPlugin, EnqueueExtensions, SignPlugin
+from framework.interface.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
 from framework.interface.status import Code, Status
+from framework.interface.types import SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed
@@ -37,7 +39,7 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, effect=TAINT_EFFECT_NO_SCHEDULE)
 
 
-class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
+class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions, SignPlugin):
     """Rejects unschedulable nodes unless the pod tolerates the unschedulable taint."""
 
     name = names.NODE_UNSCHEDULABLE
@@ -45,6 +47,10 @@ class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.enable_comparison_operators = features.enable_taint_toleration_comparison_operators
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the tolerations alone."""
+        return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signer(pod))], None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not node_info.node.spec.unschedulable:

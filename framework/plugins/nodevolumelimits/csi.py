@@ -26,9 +26,10 @@ from framework.interface.events import (
     QueueingHint,
 )
 from framework.interface.node_info import NodeInfo
-from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin
+from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin, SignPlugin
+from framework.interface.signers import VOLUMES_SIGNER_NAME, volumes_signer
 from framework.interface.status import Code, Status
-from framework.interface.types import PreFilterResult
+from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed
@@ -54,7 +55,7 @@ class _PreFilterState:
         return self
 
 
-class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlugin):
     """Checks the CSI attach limits the node's CSINode reports."""
 
     name = names.NODE_VOLUME_LIMITS
@@ -64,6 +65,10 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         self.enable_volume_limit_scaling = features.enable_volume_limit_scaling
         # Handles of unbound claims get this prefix so they never equal a real volume's handle.
         self.random_volume_id_prefix = uuid.uuid4().hex
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the pod's volume sources (ConfigMaps and Secrets aside)."""
+        return [SignFragment(VOLUMES_SIGNER_NAME, volumes_signer(pod))], None
 
     # -- queueing ------------------------------------------------------------------------------
 

@@ -23,7 +23,9 @@ from framework.interface.events import (
     EventResource,
     QueueingHint,
 )
-from framework.interface.plugins import EnqueueExtensions
+from framework.interface.plugins import EnqueueExtensions, SignPlugin
+from framework.interface.status import Code, Status
+from framework.interface.types import SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
@@ -50,7 +52,7 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 """What ``defaultingType: System`` spreads by; the order is the order scores are summed in."""
 
 
-class PodTopologySpread(SpreadFiltering, SpreadScoring, EnqueueExtensions):
+class PodTopologySpread(SpreadFiltering, SpreadScoring, EnqueueExtensions, SignPlugin):
     """Ensures a pod's topologySpreadConstraints (or the profile's defaults) are honoured."""
 
     name = names.POD_TOPOLOGY_SPREAD
@@ -78,6 +80,19 @@ class PodTopologySpread(SpreadFiltering, SpreadScoring, EnqueueExtensions):
             self.default_constraints = _parse_default_constraints(args)
         # The cluster plays upstream's Service/ReplicaSet/... listers, read for defaults only.
         self.cluster = handle.cluster() if self.default_constraints else None
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Spreading depends on where other pods run, so a pod with constraints (its own or
+        the defaults, which the default System defaulting always has) is never signed."""
+        if pod.spec.topology_spread_constraints:
+            return None, Status(
+                Code.UNSCHEDULABLE, "pods with topology constraints are not signable"
+            )
+        if self.default_constraints:
+            return None, Status(
+                Code.UNSCHEDULABLE, "pods with default topology constraints are not signable"
+            )
+        return None, None
 
     # -- queueing ------------------------------------------------------------------------------
 

@@ -29,9 +29,11 @@ from framework.interface.plugins import (
     BatchScorePlugin,
     EnqueueExtensions,
     PreScorePlugin,
+    SignPlugin,
 )
+from framework.interface.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
 from framework.interface.status import Code, Status
-from framework.interface.types import MAX_NODE_SCORE, NodeScore
+from framework.interface.types import MAX_NODE_SCORE, NodeScore, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.normalize_score import (
@@ -63,7 +65,12 @@ class _PreScoreState:
 
 
 class TaintToleration(
-    BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, BatchScoreExtensions, EnqueueExtensions
+    BatchFilterPlugin,
+    PreScorePlugin,
+    BatchScorePlugin,
+    BatchScoreExtensions,
+    EnqueueExtensions,
+    SignPlugin,
 ):
     """Filter on hard taints; score by the count of untolerated PreferNoSchedule taints."""
 
@@ -72,6 +79,10 @@ class TaintToleration(
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.enable_comparison_operators = features.enable_taint_toleration_comparison_operators
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility and score depend on the tolerations alone."""
+        return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signer(pod))], None
 
     # Filter
 

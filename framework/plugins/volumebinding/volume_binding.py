@@ -34,9 +34,16 @@ from framework.interface.plugins import (
     PreScorePlugin,
     ReservePlugin,
     ScorePlugin,
+    SignPlugin,
 )
+from framework.interface.signers import VOLUMES_SIGNER_NAME, volumes_signer
 from framework.interface.status import Code, Status
-from framework.interface.types import MAX_NODE_SCORE, PreBindPreFlightResult, PreFilterResult
+from framework.interface.types import (
+    MAX_NODE_SCORE,
+    PreBindPreFlightResult,
+    PreFilterResult,
+    SignFragment,
+)
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.shape_score import FunctionShapePoint
@@ -88,6 +95,7 @@ class VolumeBinding(
     ReservePlugin,
     PreBindPlugin,
     EnqueueExtensions,
+    SignPlugin,
 ):
     """Binds pod volumes: checks at Filter, assumes at Reserve, writes at PreBind."""
 
@@ -109,6 +117,10 @@ class VolumeBinding(
             scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
             shape = [FunctionShapePoint(p.utilization, p.score * scale) for p in args.shape or []]
             self.scorer = build_scorer_function(shape)
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the pod's volume sources (ConfigMaps and Secrets aside)."""
+        return [SignFragment(VOLUMES_SIGNER_NAME, volumes_signer(pod))], None
 
     # -- queueing ------------------------------------------------------------------------------
 

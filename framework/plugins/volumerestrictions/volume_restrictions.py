@@ -28,9 +28,11 @@ from framework.interface.plugins import (
     FilterPlugin,
     PreFilterExtensions,
     PreFilterPlugin,
+    SignPlugin,
 )
+from framework.interface.signers import VOLUMES_SIGNER_NAME, volumes_signer
 from framework.interface.status import Code, Status
-from framework.interface.types import PreFilterResult
+from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed
@@ -70,7 +72,9 @@ class _PreFilterState:
         return _PreFilterState(self.read_write_once_pod_pvcs, self.conflicting_pvc_ref_count)
 
 
-class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, EnqueueExtensions):
+class VolumeRestrictions(
+    PreFilterPlugin, PreFilterExtensions, FilterPlugin, EnqueueExtensions, SignPlugin
+):
     """Checks volume conflicts with the pods already on a node."""
 
     name = names.VOLUME_RESTRICTIONS
@@ -78,6 +82,10 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Enq
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.handle = handle
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the pod's volume sources (ConfigMaps and Secrets aside)."""
+        return [SignFragment(VOLUMES_SIGNER_NAME, volumes_signer(pod))], None
 
     # -- queueing ------------------------------------------------------------------------------
 

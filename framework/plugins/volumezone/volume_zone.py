@@ -22,9 +22,10 @@ from framework.interface.events import (
     QueueingHint,
 )
 from framework.interface.node_info import NodeInfo
-from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin
+from framework.interface.plugins import EnqueueExtensions, FilterPlugin, PreFilterPlugin, SignPlugin
+from framework.interface.signers import VOLUMES_SIGNER_NAME, volumes_signer
 from framework.interface.status import Code, Status
-from framework.interface.types import PreFilterResult
+from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed
@@ -88,7 +89,7 @@ class _StateData:
         return self
 
 
-class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlugin):
     """Checks the zone and region labels of a pod's bound PVs against the node's."""
 
     name = names.VOLUME_ZONE
@@ -96,6 +97,10 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.handle = handle
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Feasibility depends on the pod's volume sources (ConfigMaps and Secrets aside)."""
+        return [SignFragment(VOLUMES_SIGNER_NAME, volumes_signer(pod))], None
 
     # -- queueing ------------------------------------------------------------------------------
 
