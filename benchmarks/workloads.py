@@ -206,6 +206,16 @@ WORKLOADS: dict[str, Workload] = {
             description="pod-default on node-default",
         ),
         Workload(
+            name="SchedulingBasicManyPods",
+            nodes=5000,
+            init_pods_per_node=30.0,
+            measured_pods=1000,
+            node_labels=_no_labels,
+            init_pod=_default_pod("init"),
+            measured_pod=_default_pod("pod"),
+            description="pod-default on node-default, 30 bound pods per node",
+        ),
+        Workload(
             name="NodeAffinity",
             nodes=5000,
             init_pods_per_node=1.0,
