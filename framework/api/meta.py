@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import marshal
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,9 +96,14 @@ class KubeObject:
     never modified; ``to_dict`` returns a copy with the fields the scheduler writes. Objects
     built in code have no manifest, so their ``to_dict`` carries metadata only (plus what
     the scheduler writes).
+
+    The manifest is kept packed with :mod:`marshal` (a few hundred bytes instead of some
+    2.5 KiB of dicts for a small pod: a cluster's bound pods are most of the engine's memory)
+    and unpacked on each read; one marshal cannot pack (a YAML timestamp, a dict subclass) is
+    kept as given.
     """
 
-    __slots__ = ("api_version", "manifest", "metadata")
+    __slots__ = ("_manifest", "api_version", "metadata")
 
     KIND: ClassVar[str] = ""
     API_VERSION: ClassVar[str] = "v1"
@@ -109,8 +115,9 @@ class KubeObject:
         if not metadata.uid:
             metadata.uid = stable_uid(self.KIND, metadata.namespace, metadata.name)
         self.metadata = metadata
-        self.manifest: Mapping[str, Any] = manifest if manifest is not None else {}
-        self.api_version: str = self.manifest.get("apiVersion") or self.API_VERSION
+        manifest = manifest if manifest is not None else {}
+        self._manifest = _packed(manifest)
+        self.api_version: str = manifest.get("apiVersion") or self.API_VERSION
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
@@ -127,6 +134,12 @@ class KubeObject:
     def parse(cls, metadata: ObjectMeta, f: Fields) -> Self:
         """Build the object from its metadata and manifest; kinds with a spec override this."""
         return cls(metadata, manifest=f.data)
+
+    @property
+    def manifest(self) -> Mapping[str, Any]:
+        """The manifest the object was read from; read it, never modify it."""
+        packed = self._manifest
+        return marshal.loads(packed) if type(packed) is bytes else packed
 
     @property
     def kind(self) -> str:
@@ -158,7 +171,8 @@ class KubeObject:
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the manifest with the fields the scheduler writes brought up to date."""
-        data = copy.deepcopy(dict(self.manifest))
+        packed = self._manifest
+        data = marshal.loads(packed) if type(packed) is bytes else copy.deepcopy(dict(packed))
         data.setdefault("apiVersion", self.api_version)
         data.setdefault("kind", self.KIND)
         data.setdefault("metadata", _metadata_dict(self.metadata))
@@ -167,10 +181,20 @@ class KubeObject:
     def deep_copy(self) -> Self:
         """An independent copy. The manifest is shared: it is never modified (see above), and
         copying it would double the cost of the copies the scheduler makes of every pod."""
-        return copy.deepcopy(self, {id(self.manifest): self.manifest})
+        return copy.deepcopy(self, {id(self._manifest): self._manifest})
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
+
+
+def _packed(manifest: Mapping[str, Any]) -> bytes | Mapping[str, Any]:
+    """The manifest as marshal bytes, or as given when marshal cannot pack it exactly."""
+    if type(manifest) is not dict:
+        return manifest
+    try:
+        return marshal.dumps(manifest)
+    except ValueError:  # a value marshal does not know (a datetime, a dict subclass)
+        return manifest
 
 
 def _describe(cls: type[KubeObject], metadata: ObjectMeta) -> str:

@@ -216,7 +216,24 @@ def test_deep_copy_shares_only_what_never_changes():
     q.spec.containers[0].resources.requests.clear()
     assert "added" not in p.metadata.labels
     assert p.spec.containers[0].resources.requests
-    assert q.manifest is p.manifest
+    assert q.manifest == p.manifest
+
+
+def test_manifest_reads_back_as_given_and_cannot_be_changed_through_a_read():
+    data = copy.deepcopy(WEB)
+    p = pod(data)
+    assert p.manifest == data
+    p.manifest["spec"]["nodeName"] = "changed"
+    assert "nodeName" not in p.manifest["spec"]
+    assert p.to_dict()["spec"] == data["spec"]
+
+
+def test_manifest_marshal_cannot_pack_is_kept_as_given():
+    data = copy.deepcopy(WEB)
+    data["metadata"]["creationTimestamp"] = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    p = Pod.from_dict(data)
+    assert p.manifest is data
+    assert p.to_dict()["metadata"]["creationTimestamp"] == data["metadata"]["creationTimestamp"]
 
 
 def test_status_reads_container_resources_for_in_place_resize():
