@@ -8,12 +8,14 @@ import marshal
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 from framework.api.errors import ObjectError
 from framework.api.fields import Fields
 
 DEFAULT_NAMESPACE = "default"
+
+T = TypeVar("T")
 
 # Fixed namespace for generated uids, so the same object always gets the same uid.
 _UID_NAMESPACE = uuid.UUID("6f1c1b4e-6b1a-4c36-9a57-3c2f2f7d1e36")
@@ -183,8 +185,31 @@ class KubeObject:
         copying it would double the cost of the copies the scheduler makes of every pod."""
         return copy.deepcopy(self, {id(self._manifest): self._manifest})
 
+    def _clone_with_metadata(self) -> Self:
+        """A new object of this kind sharing the manifest, with metadata of its own; kinds
+        that copy by hand fill in their other fields (see ``Pod.deep_copy``)."""
+        clone = object.__new__(type(self))
+        clone._manifest = self._manifest
+        clone.api_version = self.api_version
+        clone.metadata = with_own_collections(self.metadata)
+        return clone
+
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
+
+
+def with_own_collections(obj: T) -> T:
+    """A copy of a slots dataclass whose list and dict fields are copied one level deep.
+
+    What the lists and dicts hold is shared, which is safe for the parsed API types: code that
+    changes one replaces an element or a whole field, never an element's insides.
+    """
+    clone = object.__new__(type(obj))
+    for name in obj.__slots__:  # type: ignore[attr-defined]
+        value = getattr(obj, name)
+        kind = type(value)
+        setattr(clone, name, kind(value) if kind is list or kind is dict else value)
+    return clone
 
 
 def _packed(manifest: Mapping[str, Any]) -> bytes | Mapping[str, Any]:
