@@ -101,8 +101,8 @@ class KubeObject:
 
     The manifest is kept packed with :mod:`marshal` (a few hundred bytes instead of some
     2.5 KiB of dicts for a small pod: a cluster's bound pods are most of the engine's memory)
-    and unpacked on each read; one marshal cannot pack (a YAML timestamp, a dict subclass) is
-    kept as given.
+    and unpacked on each read; a manifest marshal cannot pack (one holding a YAML timestamp or
+    a dict subclass) is kept as given.
     """
 
     __slots__ = ("_manifest", "api_version", "metadata")
@@ -202,7 +202,8 @@ def with_own_collections(obj: T) -> T:
     """A copy of a slots dataclass whose list and dict fields are copied one level deep.
 
     What the lists and dicts hold is shared, which is safe for the parsed API types: code that
-    changes one replaces an element or a whole field, never an element's insides.
+    changes one replaces an element or a whole field, never an element's insides. Only the
+    class's own ``__slots__`` are copied, so it is for mutable dataclasses without a slots base.
     """
     clone = object.__new__(type(obj))
     for name in obj.__slots__:  # type: ignore[attr-defined]
