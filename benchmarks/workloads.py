@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from framework.api.node import Node
@@ -192,18 +192,28 @@ def _high_priority_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
     return lambda i: pod_manifest(f"{prefix}-{i}", cpu="3000m", priority=10)
 
 
+_SCHEDULING_BASIC = Workload(
+    name="SchedulingBasic",
+    nodes=5000,
+    init_pods_per_node=0.2,
+    measured_pods=5000,
+    node_labels=_no_labels,
+    init_pod=_default_pod("init"),
+    measured_pod=_default_pod("pod"),
+    description="pod-default on node-default",
+)
+
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload(
-            name="SchedulingBasic",
-            nodes=5000,
-            init_pods_per_node=0.2,
-            measured_pods=5000,
-            node_labels=_no_labels,
-            init_pod=_default_pod("init"),
-            measured_pod=_default_pod("pod"),
-            description="pod-default on node-default",
+        _SCHEDULING_BASIC,
+        # Memory: a cluster as full as scheduler_perf's templates make them (30 pods a node).
+        replace(
+            _SCHEDULING_BASIC,
+            name="SchedulingBasicManyPods",
+            init_pods_per_node=30.0,
+            measured_pods=1000,
+            description="pod-default on node-default, 30 bound pods per node",
         ),
         Workload(
             name="NodeAffinity",

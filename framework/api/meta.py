@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import marshal
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 from framework.api.errors import ObjectError
 from framework.api.fields import Fields
 
 DEFAULT_NAMESPACE = "default"
+
+T = TypeVar("T")
 
 # Fixed namespace for generated uids, so the same object always gets the same uid.
 _UID_NAMESPACE = uuid.UUID("6f1c1b4e-6b1a-4c36-9a57-3c2f2f7d1e36")
@@ -95,9 +98,14 @@ class KubeObject:
     never modified; ``to_dict`` returns a copy with the fields the scheduler writes. Objects
     built in code have no manifest, so their ``to_dict`` carries metadata only (plus what
     the scheduler writes).
+
+    The manifest is kept packed with :mod:`marshal` (a few hundred bytes instead of some
+    2.5 KiB of dicts for a small pod: a cluster's bound pods are most of the engine's memory)
+    and unpacked on each read; a manifest marshal cannot pack (one holding a YAML timestamp or
+    a dict subclass) is kept as given.
     """
 
-    __slots__ = ("api_version", "manifest", "metadata")
+    __slots__ = ("_manifest", "api_version", "metadata")
 
     KIND: ClassVar[str] = ""
     API_VERSION: ClassVar[str] = "v1"
@@ -109,8 +117,9 @@ class KubeObject:
         if not metadata.uid:
             metadata.uid = stable_uid(self.KIND, metadata.namespace, metadata.name)
         self.metadata = metadata
-        self.manifest: Mapping[str, Any] = manifest if manifest is not None else {}
-        self.api_version: str = self.manifest.get("apiVersion") or self.API_VERSION
+        manifest = manifest if manifest is not None else {}
+        self._manifest = _packed(manifest)
+        self.api_version: str = manifest.get("apiVersion") or self.API_VERSION
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
@@ -127,6 +136,12 @@ class KubeObject:
     def parse(cls, metadata: ObjectMeta, f: Fields) -> Self:
         """Build the object from its metadata and manifest; kinds with a spec override this."""
         return cls(metadata, manifest=f.data)
+
+    @property
+    def manifest(self) -> Mapping[str, Any]:
+        """The manifest the object was read from; read it, never modify it."""
+        packed = self._manifest
+        return marshal.loads(packed) if type(packed) is bytes else packed
 
     @property
     def kind(self) -> str:
@@ -158,7 +173,8 @@ class KubeObject:
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the manifest with the fields the scheduler writes brought up to date."""
-        data = copy.deepcopy(dict(self.manifest))
+        packed = self._manifest
+        data = marshal.loads(packed) if type(packed) is bytes else copy.deepcopy(dict(packed))
         data.setdefault("apiVersion", self.api_version)
         data.setdefault("kind", self.KIND)
         data.setdefault("metadata", _metadata_dict(self.metadata))
@@ -167,10 +183,44 @@ class KubeObject:
     def deep_copy(self) -> Self:
         """An independent copy. The manifest is shared: it is never modified (see above), and
         copying it would double the cost of the copies the scheduler makes of every pod."""
-        return copy.deepcopy(self, {id(self.manifest): self.manifest})
+        return copy.deepcopy(self, {id(self._manifest): self._manifest})
+
+    def _clone_with_metadata(self) -> Self:
+        """A new object of this kind sharing the manifest, with metadata of its own; kinds
+        that copy by hand fill in their other fields (see ``Pod.deep_copy``)."""
+        clone = object.__new__(type(self))
+        clone._manifest = self._manifest
+        clone.api_version = self.api_version
+        clone.metadata = with_own_collections(self.metadata)
+        return clone
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
+
+
+def with_own_collections(obj: T) -> T:
+    """A copy of a slots dataclass whose list and dict fields are copied one level deep.
+
+    What the lists and dicts hold is shared, which is safe for the parsed API types: code that
+    changes one replaces an element or a whole field, never an element's insides. Only the
+    class's own ``__slots__`` are copied, so it is for mutable dataclasses without a slots base.
+    """
+    clone = object.__new__(type(obj))
+    for name in obj.__slots__:  # type: ignore[attr-defined]
+        value = getattr(obj, name)
+        kind = type(value)
+        setattr(clone, name, kind(value) if kind is list or kind is dict else value)
+    return clone
+
+
+def _packed(manifest: Mapping[str, Any]) -> bytes | Mapping[str, Any]:
+    """The manifest as marshal bytes, or as given when marshal cannot pack it exactly."""
+    if type(manifest) is not dict:
+        return manifest
+    try:
+        return marshal.dumps(manifest)
+    except ValueError:  # a value marshal does not know (a datetime, a dict subclass)
+        return manifest
 
 
 def _describe(cls: type[KubeObject], metadata: ObjectMeta) -> str:

@@ -8,6 +8,7 @@ exponent) is remembered only to print the value back the way Kubernetes does.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any, ClassVar
@@ -201,7 +202,14 @@ class Quantity:
 # -- parsing ----------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_text(text: str) -> Quantity:
+    """Parsed once per distinct text: a quantity never changes (see ``__copy__``), so every
+    manifest that says ``100m`` shares one (150,000 pods hold four quantities each)."""
+    return _parse_new_text(text)
+
+
+def _parse_new_text(text: str) -> Quantity:
     if not text:
         raise QuantityError(FORMAT_WRONG_MESSAGE)
     if text == "0":

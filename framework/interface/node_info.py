@@ -8,9 +8,9 @@ scheduler units (milli-CPU, bytes, counts) so filters and scores never touch qua
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from framework.api.affinity import PodAffinityTerm, WeightedPodAffinityTerm
 from framework.api.labels import Selector, SelectorError, label_selector_as_selector
@@ -271,14 +271,22 @@ class PodInfo:
         return f"PodInfo({self.pod!r})"
 
 
+_NO_TERMS: tuple[Any, ...] = ()
+
+
 def _parse_group(
     errors: list[str],
     label: str,
     parse: Callable[[Pod, list[U]], list[T]],
     pod: Pod,
     terms: list[U],
-) -> list[T]:
-    """Parse one group of terms; on failure record ``label: error`` and keep none of them."""
+) -> Sequence[T]:
+    """Parse one group of terms; on failure record ``label: error`` and keep none of them.
+
+    No terms at all (most pods) share one empty tuple rather than each holding empty lists.
+    """
+    if not terms:
+        return _NO_TERMS
     try:
         return parse(pod, terms)
     except SelectorError as exc:

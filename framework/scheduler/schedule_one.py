@@ -365,13 +365,13 @@ class ScheduleOne:
         if not self._has_extender_filters() and not self._has_scoring(framework):
             to_find = 1
         shift = self.next_start_node_index % num_all if num_all else 0
-        ordered = nodes[shift:] + nodes[:shift]
         if not framework.has_filter_plugins():
-            return ordered[:to_find]
+            return _rotated_slice(nodes, shift, to_find)
         feasible: list[NodeInfo] = []
         checked = 0
         while checked < num_all and len(feasible) < to_find:
-            batch = ordered[checked : checked + to_find - len(feasible)]
+            wanted = min(to_find - len(feasible), num_all - checked)
+            batch = _rotated_slice(nodes, shift + checked, wanted)
             checked += len(batch)
             statuses = framework.run_filter_plugins_with_nominated_pods_on_nodes(state, pod, batch)
             for node_info, status in zip(batch, statuses, strict=True):
@@ -843,6 +843,22 @@ def _evaluated(fit_error: FitError) -> int:
     if fit_error.diagnosis.pre_filter_msg:
         return fit_error.num_all_nodes
     return len(fit_error.diagnosis.node_to_status)
+
+
+def _rotated_slice(nodes: list[NodeInfo], start: int, count: int) -> list[NodeInfo]:
+    """``count`` nodes from ``start``, wrapping around to the front (at most all of them).
+
+    Slices the list where it is, rather than rotating all of it first: a cycle looks at a
+    few hundred nodes, and copying the whole list would make it cost the cluster's size.
+    """
+    size = len(nodes)
+    if size == 0:
+        return []
+    start %= size
+    end = start + min(count, size)
+    if end <= size:
+        return nodes[start:end]
+    return nodes[start:] + nodes[: end - size]
 
 
 def _deep_copy_queued(pod_info: QueuedPodInfo) -> QueuedPodInfo:

@@ -13,6 +13,7 @@ from benchmarks.workloads import WORKLOADS
 
 TINY = {
     "SchedulingBasic": (6, 5),
+    "SchedulingBasicManyPods": (6, 5),
     "NodeAffinity": (6, 5),
     "PodAntiAffinity": (6, 4),
     "TopologySpreading": (6, 5),

@@ -209,14 +209,66 @@ def test_deep_copy_is_independent():
     assert q.uid == p.uid
 
 
-def test_deep_copy_shares_only_what_never_changes():
-    p = pod()
+def test_deep_copy_equals_the_original():
+    data = copy.deepcopy(WEB)
+    data["status"] = {
+        "phase": "Pending",
+        "conditions": [{"type": "PodScheduled", "status": "False"}],
+    }
+    p = pod(data)
     q = p.deep_copy()
+    assert type(q) is Pod
+    assert (q.metadata, q.spec, q.status) == (p.metadata, p.spec, p.status)
+    assert (q.manifest, q.api_version, q.to_dict()) == (p.manifest, p.api_version, p.to_dict())
+
+
+def test_writes_to_a_deep_copy_never_reach_the_original():
+    """Every field anyone writes after copying a pod (grep for deep_copy in framework/ and
+    playground/): the cluster's bind and status patches, the scheduler's assume, what-if."""
+    p = pod()
+    before = p.to_dict()
+    before_parsed = copy.deepcopy((p.metadata, p.spec, p.status))
+    q = p.deep_copy()
+    q.spec.node_name = "elsewhere"
+    q.spec.scheduler_name = "other-scheduler"
+    q.status.nominated_node_name = "nominated"
+    q.status.phase = "Running"
+    q.status.conditions.append(PodCondition("PodScheduled", "True"))
+    q.metadata.resource_version = "42"
     q.metadata.labels["added"] = "x"
-    q.spec.containers[0].resources.requests.clear()
-    assert "added" not in p.metadata.labels
-    assert p.spec.containers[0].resources.requests
-    assert q.manifest is p.manifest
+    q.metadata.annotations["added"] = "x"
+    q.spec.tolerations.append(Toleration(key="k", operator="Exists"))
+    q.spec.scheduling_gates.append("gate")
+    q.spec.node_selector["added"] = "x"
+    assert p.to_dict() == before
+    assert (p.metadata, p.spec, p.status) == before_parsed
+    assert q.manifest == p.manifest
+
+
+def test_a_replaced_condition_in_a_copy_leaves_the_original_condition():
+    data = copy.deepcopy(WEB)
+    data["status"] = {"conditions": [{"type": "PodScheduled", "status": "False"}]}
+    p = pod(data)
+    q = p.deep_copy()
+    q.status.conditions[0] = PodCondition("PodScheduled", "True")
+    assert p.status.conditions == [PodCondition("PodScheduled", "False")]
+
+
+def test_manifest_reads_back_as_given_and_cannot_be_changed_through_a_read():
+    data = copy.deepcopy(WEB)
+    p = pod(data)
+    assert p.manifest == data
+    p.manifest["spec"]["nodeName"] = "changed"
+    assert "nodeName" not in p.manifest["spec"]
+    assert p.to_dict()["spec"] == data["spec"]
+
+
+def test_manifest_marshal_cannot_pack_is_kept_as_given():
+    data = copy.deepcopy(WEB)
+    data["metadata"]["creationTimestamp"] = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    p = Pod.from_dict(data)
+    assert p.manifest is data
+    assert p.to_dict()["metadata"]["creationTimestamp"] == data["metadata"]["creationTimestamp"]
 
 
 def test_status_reads_container_resources_for_in_place_resize():

@@ -443,3 +443,11 @@ def test_copies_share_a_quantity_since_it_never_changes():
     q = Quantity.parse("1.5Gi")
     assert copy.copy(q) is q
     assert copy.deepcopy({"memory": q})["memory"] is q
+
+
+def test_the_same_text_parses_to_one_shared_quantity():
+    """Quantities never change, so the 150,000 pods of a big cluster share their ``100m``."""
+    assert Quantity.parse("100m") is Quantity.parse("100m")
+    assert Quantity.parse(" 100m ".strip()) is Quantity.parse("100m")
+    assert Quantity.parse("100m") + Quantity.parse("100m") == Quantity.parse("200m")
+    assert str(Quantity.parse("100m")) == "100m"

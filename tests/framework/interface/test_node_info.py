@@ -382,7 +382,7 @@ def test_pod_info_parses_affinity_terms_with_default_namespaces():
     [preferred] = info.preferred_affinity_terms
     assert (preferred.weight, preferred.namespaces) == (3, frozenset({"a", "b"}))
     assert preferred.selector.matches_nothing()
-    assert info.required_affinity_terms == []
+    assert not info.required_affinity_terms
 
 
 def test_a_bad_selector_keeps_the_error_and_drops_that_group():
@@ -401,7 +401,7 @@ def test_a_bad_selector_keeps_the_error_and_drops_that_group():
     assert str(info.parse_error) == (
         'requiredAffinityTerms: "Gt" is not a valid label selector operator'
     )
-    assert info.required_affinity_terms == []
+    assert not info.required_affinity_terms
     assert len(info.required_anti_affinity_terms) == 1
     node_info = NodeInfo(make_pod("p", affinity=bad))
     assert len(node_info.pods) == 1
@@ -416,7 +416,7 @@ def test_update_with_the_same_pod_keeps_parsed_terms():
     assert info.required_anti_affinity_terms is terms
     other = make_pod("q")
     info.update(other)
-    assert info.required_anti_affinity_terms == []
+    assert not info.required_anti_affinity_terms
     assert info.calculate_resource().non0_cpu == 100
 
 
