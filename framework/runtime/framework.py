@@ -493,12 +493,16 @@ class Framework:
         The pod must fit both ways: resources and anti-affinity are stricter with the nominated
         pods present, affinity may be stricter without them.
         """
+        nominated = self.nominated_pods_for_node(node_info.node_name)
+        if not nominated:
+            # One pass on the node as it is: what the two-pass loop below does without pods.
+            return self.run_filter_plugins(state, pod, node_info)
         status: Status | None = None
         pods_added = False
         for attempt in range(2):
             state_to_use, node_info_to_use = state, node_info
             if attempt == 0:
-                added = self._add_nominated_pods(state, pod, node_info)
+                added = self._add_nominated_pods(state, pod, node_info, nominated)
                 if isinstance(added, Status):
                     return added
                 pods_added, state_to_use, node_info_to_use = added
@@ -510,11 +514,8 @@ class Framework:
         return status
 
     def _add_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: list[PodInfo]
     ) -> tuple[bool, CycleState, NodeInfo] | Status:
-        nominated = self.nominated_pods_for_node(node_info.node_name)
-        if not nominated:
-            return False, state, node_info
         node_info_out = node_info.clone()
         state_out = state.clone()
         added = False
