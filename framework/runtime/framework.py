@@ -53,6 +53,7 @@ from framework.runtime.construction import (
     camel,
     point_list,
 )
+from framework.runtime.nominated_pods import counted_nominated_pods, filter_with_nominated_pods
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
 from framework.runtime.tracing import (
@@ -458,7 +459,9 @@ class Framework:
     ) -> list[Status | None]:
         """Per node, what ``run_filter_plugins_with_nominated_pods`` returns for it.
 
-        Nodes without nominated pods are filtered together; the others one by one.
+        Nodes without nominated pods are filtered together. So are the others, each with its
+        nominated pods added, unless a PreFilter extension would update the state for them:
+        then each needs its own copy of the state and is filtered on its own.
         """
         if self.per_node:
             return [self.run_filter_plugins_with_nominated_pods(state, pod, n) for n in nodes]
@@ -466,16 +469,31 @@ class Framework:
         if not nominated:
             return self.run_filter_plugins_on_nodes(state, pod, nodes)
         plain = [i for i, n in enumerate(nodes) if n.node_name not in nominated]
-        statuses = [
-            None
-            if n.node_name not in nominated
-            else self.run_filter_plugins_with_nominated_pods(state, pod, n)
-            for n in nodes
-        ]
+        if self._pre_filter_extensions_run(state):
+            statuses = [
+                None
+                if n.node_name not in nominated
+                else self.run_filter_plugins_with_nominated_pods(state, pod, n)
+                for n in nodes
+            ]
+        else:
+            statuses = [None] * len(nodes)
+            others = [i for i, n in enumerate(nodes) if n.node_name in nominated]
+            with_pods = filter_with_nominated_pods(self, state, pod, [nodes[i] for i in others])
+            for i, status in zip(others, with_pods, strict=True):
+                statuses[i] = status
         batch = self.run_filter_plugins_on_nodes(state, pod, [nodes[i] for i in plain])
         for i, status in zip(plain, batch, strict=True):
             statuses[i] = status
         return statuses
+
+    def _pre_filter_extensions_run(self, state: CycleState) -> bool:
+        """Whether adding or removing a pod runs some PreFilter extension in this cycle."""
+        skip = state.skip_filter_plugins
+        return any(
+            plugin.name not in skip and plugin.pre_filter_extensions() is not None
+            for plugin in self.pre_filter_plugins
+        )
 
     def _nodes_with_nominated_pods(self) -> Collection[str]:
         """Names of nodes with nominated pods; every node's name if the nominator cannot say."""
@@ -519,16 +537,12 @@ class Framework:
         node_info_out = node_info.clone()
         state_out = state.clone()
         added = False
-        for pod_info in nominated:
-            other = pod_info.pod
-            if other.spec.priority >= pod.spec.priority and other.uid != pod.uid:
-                node_info_out.add_pod_info(pod_info)
-                status = self.run_pre_filter_extension_add_pod(
-                    state_out, pod, pod_info, node_info_out
-                )
-                if status is not None and not status.is_success():
-                    return Status.as_status(status.as_error()) or status
-                added = True
+        for pod_info in counted_nominated_pods(pod, nominated):
+            node_info_out.add_pod_info(pod_info)
+            status = self.run_pre_filter_extension_add_pod(state_out, pod, pod_info, node_info_out)
+            if status is not None and not status.is_success():
+                return Status.as_status(status.as_error()) or status
+            added = True
         return added, state_out, node_info_out
 
     def run_post_filter_plugins(
