@@ -53,6 +53,7 @@ from framework.runtime.construction import (
     camel,
     point_list,
 )
+from framework.runtime.cycle_plugins import CyclePlugins
 from framework.runtime.nominated_pods import counted_nominated_pods, filter_with_nominated_pods
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
@@ -133,6 +134,7 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = []
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
+        self._cycle_plugins = CyclePlugins(self)
         if self._extenders:
             self.enqueue_extensions.append(DefaultEnqueueExtension(EXTENDER_NAME))
         if profile is not None:
@@ -311,7 +313,7 @@ class Framework:
         try:
             result, status, narrowed_by = self._pre_filter(state, pod, skip)
         finally:
-            state.skip_filter_plugins = skip
+            state.skip_filter_plugins = frozenset(skip)  # frozen: see CyclePlugins
         self._emit_point("preFilter", pod, status, start, pre_filter_data(result, skip))
         return result, status, narrowed_by
 
@@ -372,13 +374,7 @@ class Framework:
         node_info: NodeInfo,
     ) -> Status | None:
         point = f"preFilterExtension{operation}"
-        skip = state.skip_filter_plugins
-        for plugin in self.pre_filter_plugins:
-            if plugin.name in skip:
-                continue  # checked first: preemption calls this for every victim it tries
-            extensions = plugin.pre_filter_extensions()
-            if extensions is None:
-                continue
+        for plugin, extensions in self._cycle_plugins.extensions(state.skip_filter_plugins):
             method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
             status = self._call(
                 point,
@@ -400,10 +396,7 @@ class Framework:
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Runs Filter plugins on one node, stopping at the first that does not succeed."""
         node_name = node_info.node_name
-        skip = state.skip_filter_plugins
-        for plugin in self.filter_plugins:
-            if plugin.name in skip:
-                continue
+        for plugin in self._cycle_plugins.filters(state.skip_filter_plugins):
             status = self._call(
                 "filter", plugin, pod, node_name, plugin.filter, state, pod, node_info
             )
@@ -489,11 +482,7 @@ class Framework:
 
     def _pre_filter_extensions_run(self, state: CycleState) -> bool:
         """Whether adding or removing a pod runs some PreFilter extension in this cycle."""
-        skip = state.skip_filter_plugins
-        return any(
-            plugin.name not in skip and plugin.pre_filter_extensions() is not None
-            for plugin in self.pre_filter_plugins
-        )
+        return bool(self._cycle_plugins.extensions(state.skip_filter_plugins))
 
     def _nodes_with_nominated_pods(self) -> Collection[str]:
         """Names of nodes with nominated pods; every node's name if the nominator cannot say."""
