@@ -626,10 +626,10 @@ class PriorityQueue:
     @_locked
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """The pods nominated to the node, in nomination order, as the queue holds them now."""
-        return [
-            self._nominated_pod_info(ref)
-            for ref in self.nominator.nominated_pods_for_node(node_name)
-        ]
+        refs = self.nominator.nominated_pods.get(node_name)  # most nodes have none: no copy
+        if not refs:
+            return []
+        return [self._nominated_pod_info(ref) for ref in refs]
 
     @_locked
     def nominated_node_names(self) -> frozenset[str]:
