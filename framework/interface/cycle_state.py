@@ -54,7 +54,8 @@ class CycleState:
 
     def clone(self) -> CycleState:
         """A copy whose values are cloned, so dry runs (preemption) leave this state untouched."""
-        copy = CycleState()
+        # Preemption clones the state per node and per victim tried: skip __init__'s defaults.
+        copy = CycleState.__new__(CycleState)
         copy._storage = {key: value.clone() for key, value in self._storage.items()}
         copy.record_plugin_metrics = self.record_plugin_metrics
         copy.skip_filter_plugins = self.skip_filter_plugins

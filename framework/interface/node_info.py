@@ -191,13 +191,14 @@ def namespaces_from_pod_affinity_term(pod: Pod, term: PodAffinityTerm) -> frozen
 
 
 class PodInfo:
-    """A pod with its affinity terms parsed once, and its requests computed once.
+    """A pod with its affinity terms parsed once, and its requests and host ports computed once.
 
     A term whose selector does not parse leaves that whole group of terms empty and the
     error in ``parse_error``, as upstream (the API server does not fully validate them).
     """
 
     __slots__ = (
+        "_cached_host_ports",
         "_cached_resource",
         "parse_error",
         "pod",
@@ -255,6 +256,7 @@ class PodInfo:
         )
         self.pod = pod
         self._cached_resource: PodResource | None = None
+        self._cached_host_ports: list[ContainerPort] | None = None
         self.parse_error = SelectorError(errors) if errors else None
         return self.parse_error
 
@@ -266,6 +268,13 @@ class PodInfo:
             resource = Resource.from_resource_list(requests)
             self._cached_resource = PodResource(resource, non0_cpu, non0_mem)
         return self._cached_resource
+
+    def host_ports(self) -> list[ContainerPort]:
+        """``get_host_ports`` of the pod, computed once: preemption's dry run adds and removes
+        the same pods over and over."""
+        if self._cached_host_ports is None:
+            self._cached_host_ports = get_host_ports(self.pod)
+        return self._cached_host_ports
 
     def __repr__(self) -> str:
         return f"PodInfo({self.pod!r})"
@@ -348,7 +357,8 @@ class HostPortInfo:
 
     def clone(self) -> HostPortInfo:
         copy = HostPortInfo()
-        copy._ports = {ip: set(ports) for ip, ports in self._ports.items()}
+        if self._ports:
+            copy._ports = {ip: set(ports) for ip, ports in self._ports.items()}
         return copy
 
     def as_dict(self) -> dict[str, set[tuple[str, int]]]:
@@ -511,19 +521,24 @@ class NodeInfo:
 
     def _update(self, pod_info: PodInfo, sign: int) -> None:
         usage = pod_info.calculate_resource()
+        resource = usage.resource
         requested = self.requested
-        requested.milli_cpu += sign * usage.resource.milli_cpu
-        requested.memory += sign * usage.resource.memory
-        requested.ephemeral_storage += sign * usage.resource.ephemeral_storage
-        for name, amount in usage.resource.scalar_resources.items():
-            requested.scalar_resources[name] = (
-                requested.scalar_resources.get(name, 0) + sign * amount
-            )
-        self.non_zero_requested.milli_cpu += sign * usage.non0_cpu
-        self.non_zero_requested.memory += sign * usage.non0_mem
+        requested.milli_cpu += sign * resource.milli_cpu
+        requested.memory += sign * resource.memory
+        requested.ephemeral_storage += sign * resource.ephemeral_storage
+        if resource.scalar_resources:
+            scalars = requested.scalar_resources
+            for name, amount in resource.scalar_resources.items():
+                scalars[name] = scalars.get(name, 0) + sign * amount
+        non_zero = self.non_zero_requested
+        non_zero.milli_cpu += sign * usage.non0_cpu
+        non_zero.memory += sign * usage.non0_mem
+        host_ports = pod_info.host_ports()
+        if host_ports:
+            self._update_used_ports(host_ports, sign > 0)
         pod = pod_info.pod
-        self._update_used_ports(pod, sign > 0)
-        self._update_pvc_ref_counts(pod, sign > 0)
+        if pod.spec.volumes:
+            self._update_pvc_ref_counts(pod, sign > 0)
         self._refresh_amounts()
         self.generation = next_generation()
 
@@ -550,8 +565,8 @@ class NodeInfo:
             _INTERNED_AMOUNTS.clear()
         self.resource_amounts = _INTERNED_AMOUNTS.setdefault(amounts, amounts)
 
-    def _update_used_ports(self, pod: Pod, add: bool) -> None:
-        for port in get_host_ports(pod):
+    def _update_used_ports(self, host_ports: list[ContainerPort], add: bool) -> None:
+        for port in host_ports:
             if add:
                 self.used_ports.add(port.host_ip, port.protocol, port.host_port)
             else:
@@ -574,8 +589,8 @@ class NodeInfo:
     # -- copies -------------------------------------------------------------------------------
 
     def clone(self) -> NodeInfo:
-        """A snapshot (upstream ``Snapshot()``): lists and counters are copied, the node and
-        the PodInfos are shared, image states lose their node sets."""
+        """A snapshot (upstream ``Snapshot()``): lists and counters are copied, the node,
+        allocatable and the PodInfos are shared, image states lose their node sets."""
         copy = NodeInfo.__new__(NodeInfo)
         copy.node = self.node
         copy.node_name = self.node_name
@@ -585,8 +600,12 @@ class NodeInfo:
         copy.used_ports = self.used_ports.clone()
         copy.requested = self.requested.clone()
         copy.non_zero_requested = self.non_zero_requested.clone()
-        copy.allocatable = self.allocatable.clone()
-        copy.image_states = {name: state.snapshot() for name, state in self.image_states.items()}
+        # Shared: allocatable is replaced by set_node, never changed in place.
+        copy.allocatable = self.allocatable
+        image_states = self.image_states
+        copy.image_states = (
+            {name: state.snapshot() for name, state in image_states.items()} if image_states else {}
+        )
         copy.pvc_ref_counts = dict(self.pvc_ref_counts)
         copy.declared_features = self.declared_features
         copy.resource_amounts = self.resource_amounts

@@ -90,10 +90,12 @@ class _Sorter:
     # -- small ranges ----------------------------------------------------------------------------
 
     def insertion_sort(self, a: int, b: int) -> None:
+        # less and swap inlined: most nodes have few victims, so this is all the sort they see.
+        items, less = self.items, self.less_items
         for i in range(a + 1, b):
             j = i
-            while j > a and self.less(j, j - 1):
-                self.swap(j, j - 1)
+            while j > a and less(items[j], items[j - 1]):
+                items[j], items[j - 1] = items[j - 1], items[j]
                 j -= 1
 
     def partial_insertion_sort(self, a: int, b: int) -> bool:

@@ -58,6 +58,8 @@ from framework.runtime.construction import (
     camel,
     point_list,
 )
+from framework.runtime.cycle_plugins import CyclePlugins
+from framework.runtime.nominated_pods import counted_nominated_pods, filter_with_nominated_pods
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
 from framework.runtime.signing import batchable_plugins, sign_pod
@@ -147,6 +149,7 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = []
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
+        self._cycle_plugins = CyclePlugins(self)
         if self._extenders:
             self.enqueue_extensions.append(DefaultEnqueueExtension(EXTENDER_NAME))
         if profile is not None:
@@ -350,7 +353,7 @@ class Framework:
         try:
             result, status, narrowed_by = self._pre_filter(state, pod, skip)
         finally:
-            state.skip_filter_plugins = skip
+            state.skip_filter_plugins = frozenset(skip)  # frozen: see CyclePlugins
         self._emit_point("preFilter", pod, status, start, pre_filter_data(result, skip))
         return result, status, narrowed_by
 
@@ -411,13 +414,7 @@ class Framework:
         node_info: NodeInfo,
     ) -> Status | None:
         point = f"preFilterExtension{operation}"
-        skip = state.skip_filter_plugins
-        for plugin in self.pre_filter_plugins:
-            if plugin.name in skip:
-                continue  # checked first: preemption calls this for every victim it tries
-            extensions = plugin.pre_filter_extensions()
-            if extensions is None:
-                continue
+        for plugin, extensions in self._cycle_plugins.extensions(state.skip_filter_plugins):
             method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
             status = self._call(
                 point,
@@ -439,10 +436,7 @@ class Framework:
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Runs Filter plugins on one node, stopping at the first that does not succeed."""
         node_name = node_info.node_name
-        skip = state.skip_filter_plugins
-        for plugin in self.filter_plugins:
-            if plugin.name in skip:
-                continue
+        for plugin in self._cycle_plugins.filters(state.skip_filter_plugins):
             status = self._call(
                 "filter", plugin, pod, node_name, plugin.filter, state, pod, node_info
             )
@@ -499,7 +493,9 @@ class Framework:
     ) -> list[Status | None]:
         """Per node, what ``run_filter_plugins_with_nominated_pods`` returns for it.
 
-        Nodes without nominated pods are filtered together; the others one by one.
+        Nodes without nominated pods are filtered together. So are the others, each with its
+        nominated pods added, unless a PreFilter extension would update the state for them:
+        then each needs its own copy of the state and is filtered on its own.
         """
         if self.per_node:
             return [self.run_filter_plugins_with_nominated_pods(state, pod, n) for n in nodes]
@@ -507,16 +503,27 @@ class Framework:
         if not nominated:
             return self.run_filter_plugins_on_nodes(state, pod, nodes)
         plain = [i for i, n in enumerate(nodes) if n.node_name not in nominated]
-        statuses = [
-            None
-            if n.node_name not in nominated
-            else self.run_filter_plugins_with_nominated_pods(state, pod, n)
-            for n in nodes
-        ]
+        if self._pre_filter_extensions_run(state):
+            statuses = [
+                None
+                if n.node_name not in nominated
+                else self.run_filter_plugins_with_nominated_pods(state, pod, n)
+                for n in nodes
+            ]
+        else:
+            statuses = [None] * len(nodes)
+            others = [i for i, n in enumerate(nodes) if n.node_name in nominated]
+            with_pods = filter_with_nominated_pods(self, state, pod, [nodes[i] for i in others])
+            for i, status in zip(others, with_pods, strict=True):
+                statuses[i] = status
         batch = self.run_filter_plugins_on_nodes(state, pod, [nodes[i] for i in plain])
         for i, status in zip(plain, batch, strict=True):
             statuses[i] = status
         return statuses
+
+    def _pre_filter_extensions_run(self, state: CycleState) -> bool:
+        """Whether adding or removing a pod runs some PreFilter extension in this cycle."""
+        return bool(self._cycle_plugins.extensions(state.skip_filter_plugins))
 
     def _nodes_with_nominated_pods(self) -> Collection[str]:
         """Names of nodes with nominated pods; every node's name if the nominator cannot say."""
@@ -534,12 +541,16 @@ class Framework:
         The pod must fit both ways: resources and anti-affinity are stricter with the nominated
         pods present, affinity may be stricter without them.
         """
+        nominated = self.nominated_pods_for_node(node_info.node_name)
+        if not nominated:
+            # One pass on the node as it is: what the two-pass loop below does without pods.
+            return self.run_filter_plugins(state, pod, node_info)
         status: Status | None = None
         pods_added = False
         for attempt in range(2):
             state_to_use, node_info_to_use = state, node_info
             if attempt == 0:
-                added = self._add_nominated_pods(state, pod, node_info)
+                added = self._add_nominated_pods(state, pod, node_info, nominated)
                 if isinstance(added, Status):
                     return added
                 pods_added, state_to_use, node_info_to_use = added
@@ -551,24 +562,17 @@ class Framework:
         return status
 
     def _add_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: list[PodInfo]
     ) -> tuple[bool, CycleState, NodeInfo] | Status:
-        nominated = self.nominated_pods_for_node(node_info.node_name)
-        if not nominated:
-            return False, state, node_info
         node_info_out = node_info.clone()
         state_out = state.clone()
         added = False
-        for pod_info in nominated:
-            other = pod_info.pod
-            if other.spec.priority >= pod.spec.priority and other.uid != pod.uid:
-                node_info_out.add_pod_info(pod_info)
-                status = self.run_pre_filter_extension_add_pod(
-                    state_out, pod, pod_info, node_info_out
-                )
-                if status is not None and not status.is_success():
-                    return Status.as_status(status.as_error()) or status
-                added = True
+        for pod_info in counted_nominated_pods(pod, nominated):
+            node_info_out.add_pod_info(pod_info)
+            status = self.run_pre_filter_extension_add_pod(state_out, pod, pod_info, node_info_out)
+            if status is not None and not status.is_success():
+                return Status.as_status(status.as_error()) or status
+            added = True
         return added, state_out, node_info_out
 
     def run_post_filter_plugins(

@@ -122,6 +122,10 @@ class ActiveQueue:
     def get(self, pod: Pod) -> QueuedPodInfo | None:
         return self.queue.get_by_key(pod_key(pod))
 
+    def get_by_key(self, key: str) -> QueuedPodInfo | None:
+        """By ``pod_key``: the nominator holds references, not pods."""
+        return self.queue.get_by_key(key)
+
     def has(self, pod: Pod) -> bool:
         return self.get(pod) is not None
 

@@ -190,7 +190,10 @@ class BackoffQueue:
             popped.append(head)
 
     def get(self, pod: Pod) -> QueuedPodInfo | None:
-        key = pod_key(pod)
+        return self.get_by_key(pod_key(pod))
+
+    def get_by_key(self, key: str) -> QueuedPodInfo | None:
+        """By ``pod_key``: the nominator holds references, not pods."""
         found = self.pod_backoff_q.get_by_key(key)
         return found if found is not None else self.pod_error_backoff_q.get_by_key(key)
 

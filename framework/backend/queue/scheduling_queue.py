@@ -32,6 +32,7 @@ from typing import Any, ParamSpec, TypeVar
 from framework.api.pod import Pod
 from framework.backend.queue.active_queue import ActiveQueue, InFlightEvent
 from framework.backend.queue.backoff_queue import BACKOFF_Q_ORDERING_WINDOW, BackoffQueue
+from framework.backend.queue.keys import pod_full_name_of, pod_key_of
 from framework.backend.queue.nominator import Nominator, PodRef
 from framework.backend.queue.queueing_hints import (
     QueueingHintMapPerProfile,
@@ -628,10 +629,10 @@ class PriorityQueue:
     @_locked
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """The pods nominated to the node, in nomination order, as the queue holds them now."""
-        return [
-            self._nominated_pod_info(ref)
-            for ref in self.nominator.nominated_pods_for_node(node_name)
-        ]
+        refs = self.nominator.nominated_pods.get(node_name)  # most nodes have none: no copy
+        if not refs:
+            return []
+        return [self._nominated_pod_info(ref) for ref in refs]
 
     @_locked
     def nominated_node_names(self) -> frozenset[str]:
@@ -639,12 +640,17 @@ class PriorityQueue:
         return frozenset(self.nominator.nominated_pods)
 
     def _nominated_pod_info(self, ref: PodRef) -> PodInfo:
-        pod = ref.to_pod()
-        for place in (self.active_q, self.unschedulable_pods, self.backoff_q):
-            queued = place.get(pod)
-            if queued is not None:
-                return queued.pod_info
-        return PodInfo(pod)
+        """The queued version of the pod, looked up by key: filtering asks this per node, and
+        preemption's dry run per node and victim, so no pod is built for the lookup."""
+        key = pod_key_of(ref.namespace, ref.name)
+        queued = self.active_q.get_by_key(key)
+        if queued is None:
+            queued = self.unschedulable_pods.get_by_full_name(
+                pod_full_name_of(ref.name, ref.namespace)
+            )
+        if queued is None:
+            queued = self.backoff_q.get_by_key(key)
+        return queued.pod_info if queued is not None else PodInfo(ref.to_pod())
 
     # ------------------------------------------------------------------------------------------
     # Reading the queue (debugging, the playground's queue board)

@@ -31,6 +31,10 @@ class UnschedulablePods:
     def get(self, pod: Pod) -> QueuedPodInfo | None:
         return self.pod_info_map.get(pod_full_name(pod))
 
+    def get_by_full_name(self, full_name: str) -> QueuedPodInfo | None:
+        """By ``pod_full_name``: the nominator holds references, not pods."""
+        return self.pod_info_map.get(full_name)
+
     def clear(self) -> None:
         self.pod_info_map.clear()
 

@@ -8,9 +8,8 @@ RequestedToCapacityRatio) to the configured resources.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from framework.api.field_errors import aggregate_message
 from framework.api.meta import KubeObject
@@ -92,10 +91,10 @@ _RESOURCE_AMOUNTS = attrgetter("resource_amounts")
 # -- requests and fit ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class InsufficientResource:
+class InsufficientResource(NamedTuple):
     """One resource the node lacks for the pod. ``unresolvable`` means even an empty node
-    would lack it, so preemption cannot help."""
+    would lack it, so preemption cannot help. (A named tuple: preemption's dry run builds
+    hundreds of thousands of them.)"""
 
     resource_name: str
     reason: str
@@ -472,9 +471,12 @@ class Fit(
         if not insufficient:
             return None
         code = Code.UNSCHEDULABLE
-        if any(r.unresolvable for r in insufficient):
-            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-        return Status(code, *(r.reason for r in insufficient))
+        reasons = []
+        for missing in insufficient:
+            reasons.append(missing.reason)
+            if missing.unresolvable:
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return Status(code, *reasons)
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]

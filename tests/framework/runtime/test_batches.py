@@ -12,7 +12,7 @@ from framework.interface.node_info import PodInfo
 from framework.interface.plugins import BatchFilterPlugin, BatchScorePlugin
 from framework.interface.status import Code, Status
 from framework.interface.types import NodePluginScores, PluginScore, ScoredNodes
-from framework.testing.fake_plugins import FakeFilter, FakeScore
+from framework.testing.fake_plugins import FakeFilter, FakePreFilter, FakeScore
 from framework.trace import PLUGIN, PLUGIN_BATCH, Recorder, per_node_events
 from tests.framework.builders import make_node_info, make_pod
 from tests.framework.runtime.helpers import framework_of
@@ -105,21 +105,34 @@ class ListingNominator(Nominator):
 
 
 @pytest.mark.parametrize(
-    ("nominator", "batched"),
+    ("nominator", "extensions", "fail", "batched"),
     [
-        (ListingNominator, ["n1", "n3", "n4", "n5"]),
-        (Nominator, []),
+        (ListingNominator, False, True, ["n1", "n3", "n4", "n5"]),
+        (Nominator, False, True, ["n1", "n3", "n4", "n5"]),
+        (ListingNominator, False, False, ["n1", "n3", "n4", "n5"]),
+        (ListingNominator, True, True, ["n1", "n3", "n4", "n5"]),
+        (Nominator, True, True, []),
     ],
     ids=[
-        "a nominator that lists its nodes leaves only those nodes to one-by-one filtering",
-        "a nominator that cannot list its nodes is asked about every node",
+        "nodes with nominated pods are filtered apart from the others, in a batch of their own",
+        "a nominator that cannot list its nodes is asked about every node, still in batches",
+        "a node that passes with its nominated pods is filtered again without them",
+        "with a PreFilter extension running, nodes with nominated pods go one by one",
+        "with a PreFilter extension running and a nominator that cannot list, every node does",
     ],
 )
-def test_nodes_with_nominated_pods_are_filtered_one_by_one(nominator, batched):
+def test_nodes_with_nominated_pods_get_the_one_by_one_verdicts(
+    nominator, extensions, fail, batched
+):
     big = PodInfo(make_pod("big", priority=10, cpu="3"))
-    plugin = BatchFilter("A", code=Code.UNSCHEDULABLE, message="full")
+    plugin = BatchFilter(
+        "A", code=Code.UNSCHEDULABLE, message="full", fail_nodes=None if fail else set()
+    )
+    pre_filter = FakePreFilter("P", with_extensions=extensions)
     framework = framework_of(
-        [plugin], points={"filter": ["A"]}, pod_nominator=nominator({"n2": [big]})
+        [plugin, pre_filter],
+        points={"filter": ["A"], "pre_filter": ["P"]},
+        pod_nominator=nominator({"n2": [big]}),
     )
     pod = make_pod("web", priority=0)
     got = framework.run_filter_plugins_with_nominated_pods_on_nodes(CycleState(), pod, nodes())
