@@ -428,6 +428,7 @@ class Cache:
                 changes.compare(existing, clone)
                 # Overwrite in place: the snapshot's lists point at this very object.
                 _assign_node_info(existing, clone)
+                snapshot.node_sums.node_changed(existing)
         if self._head_node is not None:
             snapshot.generation = self._head_node.info.generation
         return changes
