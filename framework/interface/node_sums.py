@@ -17,6 +17,7 @@ for a query with ``ordered = True``, in key order (first node contributing a key
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
@@ -45,6 +46,23 @@ def sum_over_nodes(query: NodeQuery, nodes: list[NodeInfo]) -> dict[Any, int]:
             for key, count in part.items():
                 totals[key] = totals.get(key, 0) + count
     return totals
+
+
+@dataclass(frozen=True, slots=True)
+class OnNodesWith:
+    """``query`` on the nodes whose ``pods`` (a NodeInfo attribute listing pods) is not
+    empty, and nothing on the others: a sum over one of the snapshot's lists of nodes with
+    pods with affinity, kept over every node."""
+
+    pods: str
+    query: NodeQuery
+
+    @property
+    def ordered(self) -> bool:
+        return self.query.ordered
+
+    def contribution(self, node_info: NodeInfo) -> Part | None:
+        return self.query.contribution(node_info) if getattr(node_info, self.pods) else None
 
 
 class _NodeSum:

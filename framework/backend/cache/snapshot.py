@@ -18,7 +18,7 @@ from framework.backend.cache.errors import (
     get_pod_key,
 )
 from framework.interface.node_info import ImageStateSummary, NodeInfo, PodInfo
-from framework.interface.node_sums import NodeQuery, NodeSums
+from framework.interface.node_sums import NodeQuery, NodeSums, OnNodesWith
 
 if TYPE_CHECKING:
     from framework.api.node import Node
@@ -93,18 +93,22 @@ class Snapshot:
         ``nodes`` is not one of this snapshot's lists.
 
         A sum over one of the lists of nodes with pods with (anti-)affinity is kept over every
-        node: the others contribute nothing, as long as no pod is assumed in the snapshot alone
-        (those lists do not follow such pods, as upstream's do not).
+        node, skipping those without such pods: the same, as long as no pod is assumed in the
+        snapshot alone (those lists do not follow such pods, as upstream's do not).
         """
-        if nodes is not self.node_info_list and (
-            self.assumed_pods
-            or (
-                nodes is not self.have_pods_with_affinity_node_info_list
-                and nodes is not self.have_pods_with_required_anti_affinity_node_info_list
-            )
-        ):
+        if nodes is self.node_info_list:
+            return self.node_sums.totals(query, nodes)
+        if self.assumed_pods:
             return None
-        return self.node_sums.totals(query, self.node_info_list)
+        if nodes is self.have_pods_with_affinity_node_info_list:
+            return self.node_sums.totals(
+                OnNodesWith("pods_with_affinity", query), self.node_info_list
+            )
+        if nodes is self.have_pods_with_required_anti_affinity_node_info_list:
+            return self.node_sums.totals(
+                OnNodesWith("pods_with_required_anti_affinity", query), self.node_info_list
+            )
+        return None
 
     # -- StorageInfoLister -------------------------------------------------------------------
 

@@ -236,14 +236,29 @@ class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions)
         except _StateError:
             return [self.filter(state, pod, node_info) for node_info in node_infos]
         statuses: list[Status | None] = [None] * len(node_infos)
+        # The three checks inlined, with what they read taken out once.
+        check_affinity = bool(s.affinity_terms)
+        anti_counts = s.anti_affinity_counts
+        anti_keys = list(dict.fromkeys(t.topology_key for t in s.anti_affinity_terms))
+        if not anti_counts:
+            anti_keys = []
+        existing_counts = s.existing_anti_affinity_counts
         for index, node_info in enumerate(node_infos):
             node_labels = node_info.node.metadata.labels
-            if not (
-                satisfy_pod_affinity(s, node_labels)
-                and satisfy_pod_anti_affinity(s, node_labels)
-                and satisfy_existing_pods_anti_affinity(s, node_labels)
-            ):
+            if check_affinity and not satisfy_pod_affinity(s, node_labels):
                 statuses[index] = self.filter(state, pod, node_info)
+                continue
+            for key in anti_keys:
+                value = node_labels.get(key)
+                if value is not None and anti_counts.get((key, value), 0) > 0:
+                    statuses[index] = self.filter(state, pod, node_info)
+                    break
+            else:
+                if existing_counts:
+                    for pair in node_labels.items():
+                        if existing_counts.get(pair, 0) > 0:
+                            statuses[index] = self.filter(state, pod, node_info)
+                            break
         return statuses
 
 

@@ -19,13 +19,14 @@ from framework.api.node import Node
 from framework.api.pod import Pod
 from framework.backend.cache.cache import Cache
 from framework.backend.cache.snapshot import Snapshot
-from framework.interface.node_info import PodInfo
+from framework.interface.node_info import NodeInfo, PodInfo
 from framework.interface.node_sums import NodeSums, sum_over, sum_over_nodes
 from framework.plugins.interpodaffinity.pair_counts import (
     AffinityCounts,
     AntiAffinityCounts,
     ExistingAntiAffinityCounts,
 )
+from framework.plugins.interpodaffinity.scoring import ExistingPodScores, PreScoreState
 from framework.plugins.podtopologyspread.common import (
     NODE_INCLUSION_POLICY_HONOR,
     TopologySpreadConstraint,
@@ -67,6 +68,20 @@ def anti_affinity(key: str) -> dict[str, Any]:
     }
 
 
+def affinity(rng: random.Random) -> dict[str, Any]:
+    """One of: required anti-affinity, required affinity, preferred (anti-)affinity."""
+    key = rng.choice([HOSTNAME, ZONE])
+    term = {"labelSelector": {"matchLabels": {"color": rng.choice(["green", "blue"])}}}
+    term["topologyKey"] = key
+    kind = rng.choice(["podAntiAffinity", "podAffinity"])
+    if rng.random() < 0.5:
+        return anti_affinity(key)
+    if rng.random() < 0.5:
+        return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    weighted = {"weight": rng.randint(1, 5), "podAffinityTerm": term}
+    return {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [weighted]}}
+
+
 def pod(index: int, node_name: str, rng: random.Random) -> Pod:
     metadata: dict[str, Any] = {
         "name": f"p{index}",
@@ -78,7 +93,7 @@ def pod(index: int, node_name: str, rng: random.Random) -> Pod:
         metadata["deletionTimestamp"] = "2024-01-01T00:00:00Z"
     spec: dict[str, Any] = {"nodeName": node_name, "containers": [{"name": "c", "image": "i"}]}
     if rng.random() < 0.4:
-        spec["affinity"] = anti_affinity(rng.choice([HOSTNAME, ZONE]))
+        spec["affinity"] = affinity(rng)
     return Pod.from_dict({"kind": "Pod", "metadata": metadata, "spec": spec})
 
 
@@ -101,6 +116,22 @@ def queries() -> list[Any]:
     picky = incoming(nodeSelector={"disk": "ssd"})
     green = incoming(affinity=anti_affinity(HOSTNAME))
     terms = tuple(PodInfo(green).required_anti_affinity_terms)
+    blue_zone = {"labelSelector": {"matchLabels": {"color": "blue"}}, "topologyKey": ZONE}
+    green_host = {"labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": HOSTNAME}
+    preferring = incoming(
+        affinity={
+            "podAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 3, "podAffinityTerm": blue_zone}
+                ]
+            },
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 2, "podAffinityTerm": green_host}
+                ]
+            },
+        }
+    )
     return [
         MatchingPodsPerDomain("default", blue, ZONE, (ZONE,)),
         MatchingPodsPerDomain("default", blue, HOSTNAME, (HOSTNAME, ZONE)),
@@ -110,6 +141,18 @@ def queries() -> list[Any]:
         ExistingAntiAffinityCounts.of(green, {}),
         AffinityCounts(terms),
         AntiAffinityCounts(terms),
+        ExistingPodScores.of(PreScoreState(green, [], [], {}), 1, has_constraints=False),
+        ExistingPodScores.of(PreScoreState(green, [], [], {}), 0, has_constraints=False),
+        ExistingPodScores.of(
+            PreScoreState(
+                preferring,
+                PodInfo(preferring).preferred_affinity_terms,
+                PodInfo(preferring).preferred_anti_affinity_terms,
+                {},
+            ),
+            1,
+            has_constraints=True,
+        ),
     ]
 
 
@@ -175,17 +218,16 @@ class Run:
         self.cache.update_snapshot(self.snapshot)
 
 
-def assert_kept_sums_equal_the_walk(snapshot: Snapshot, query: Any) -> None:
-    lists = [
+def lists(snapshot: Snapshot) -> list[list[NodeInfo]]:
+    return [
         snapshot.node_info_list,
         snapshot.have_pods_with_affinity_node_info_list,
         snapshot.have_pods_with_required_anti_affinity_node_info_list,
     ]
-    for nodes in lists:
-        if nodes is not snapshot.node_info_list and not isinstance(
-            query, ExistingAntiAffinityCounts
-        ):
-            continue  # only queries that skip nodes outside a list may be asked over it
+
+
+def assert_kept_sums_equal_the_walk(snapshot: Snapshot, query: Any) -> None:
+    for nodes in lists(snapshot):
         want = sum_over_nodes(query, nodes)
         got = sum_over(query, snapshot, nodes)
         if query.ordered:
