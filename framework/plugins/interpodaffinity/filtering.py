@@ -230,13 +230,13 @@ class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions)
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """Reads the state once; ``filter`` says why for the nodes that fail a check."""
+        """``filter`` for each node, with the state read and what the checks read taken out
+        once: the checks run inline, in ``filter``'s order, and fail with its statuses."""
         try:
             s = get_pre_filter_state(state)
         except _StateError:
             return [self.filter(state, pod, node_info) for node_info in node_infos]
         statuses: list[Status | None] = [None] * len(node_infos)
-        # The three checks inlined, with what they read taken out once.
         check_affinity = bool(s.affinity_terms)
         anti_counts = s.anti_affinity_counts
         anti_keys = list(dict.fromkeys(t.topology_key for t in s.anti_affinity_terms))
@@ -246,18 +246,25 @@ class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions)
         for index, node_info in enumerate(node_infos):
             node_labels = node_info.node.metadata.labels
             if check_affinity and not satisfy_pod_affinity(s, node_labels):
-                statuses[index] = self.filter(state, pod, node_info)
+                statuses[index] = Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH
+                )
                 continue
             for key in anti_keys:
                 value = node_labels.get(key)
                 if value is not None and anti_counts.get((key, value), 0) > 0:
-                    statuses[index] = self.filter(state, pod, node_info)
+                    statuses[index] = Status(
+                        Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH
+                    )
                     break
             else:
                 if existing_counts:
                     for pair in node_labels.items():
                         if existing_counts.get(pair, 0) > 0:
-                            statuses[index] = self.filter(state, pod, node_info)
+                            statuses[index] = Status(
+                                Code.UNSCHEDULABLE,
+                                ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+                            )
                             break
         return statuses
 

@@ -94,6 +94,9 @@ def pod(index: int, node_name: str, rng: random.Random) -> Pod:
     spec: dict[str, Any] = {"nodeName": node_name, "containers": [{"name": "c", "image": "i"}]}
     if rng.random() < 0.4:
         spec["affinity"] = affinity(rng)
+    if rng.random() < 0.2:
+        claim = {"claimName": f"claim-{rng.randint(0, 3)}"}
+        spec["volumes"] = [{"name": "v", "persistentVolumeClaim": claim}]
     return Pod.from_dict({"kind": "Pod", "metadata": metadata, "spec": spec})
 
 
@@ -234,6 +237,24 @@ def assert_kept_sums_equal_the_walk(snapshot: Snapshot, query: Any) -> None:
             assert list(got.items()) == list(want.items())
         else:
             assert dict(got) == want
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_refreshes_move_nodes_between_the_affinity_lists_as_a_rebuild_would(seed):
+    run = Run(seed)
+    for _ in range(150):
+        run.step()
+        if not run.assumed:  # the lists do not follow pods assumed in the snapshot alone
+            snapshot = run.snapshot
+            nodes = snapshot.node_info_list
+            with_affinity = [n for n in nodes if n.pods_with_affinity]
+            with_anti_affinity = [n for n in nodes if n.pods_with_required_anti_affinity]
+            assert snapshot.have_pods_with_affinity_node_info_list == with_affinity
+            assert (
+                snapshot.have_pods_with_required_anti_affinity_node_info_list == with_anti_affinity
+            )
+            pvcs = {key for n in nodes for key in n.pvc_ref_counts}
+            assert snapshot.used_pvc_set == pvcs
 
 
 @pytest.mark.parametrize("seed", range(12))
