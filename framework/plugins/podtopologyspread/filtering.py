@@ -257,8 +257,8 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, BatchFilterPlugin, PreFilterE
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """The skew check with each constraint's pod-wide terms worked out once; ``filter``
-        says why for the nodes that fail it."""
+        """``filter`` for each node, with each constraint's pod-wide terms worked out once:
+        per constraint, the largest count a domain may hold."""
         try:
             s = get_pre_filter_state(state)
         except _StateError:
@@ -267,23 +267,28 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, BatchFilterPlugin, PreFilterE
         if not s.constraints:
             return statuses
         pod_labels = pod.labels
-        # Per constraint: key, domain counts, and (self match - global minimum).
+        # 'existing matching num' + 'self match (1 or 0)' - 'global minimum' <= maxSkew
         checks = [
             (
                 constraint.topology_key,
                 s.tp_value_to_match_num[i],
-                (1 if constraint.selector.matches(pod_labels) else 0)
-                - s.min_match_num(i, constraint.min_domains),
-                constraint.max_skew,
+                constraint.max_skew
+                + s.min_match_num(i, constraint.min_domains)
+                - (1 if constraint.selector.matches(pod_labels) else 0),
             )
             for i, constraint in enumerate(s.constraints)
         ]
         for index, node_info in enumerate(node_infos):
             node_labels = node_info.node.metadata.labels
-            for key, counts, offset, max_skew in checks:
+            for key, counts, most in checks:
                 value = node_labels.get(key)
-                if value is None or counts.get(value, 0) + offset > max_skew:
-                    statuses[index] = self.filter(state, pod, node_info)
+                if value is None:
+                    statuses[index] = Status(
+                        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH
+                    )
+                    break
+                if counts.get(value, 0) > most:
+                    statuses[index] = Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
                     break
         return statuses
 
