@@ -70,11 +70,13 @@ class _NodeSum:
 
     __slots__ = ("cursor", "nodes", "parts", "positions", "query", "refs", "totals")
 
-    def __init__(self, query: NodeQuery, nodes: list[NodeInfo], cursor: int) -> None:
+    def __init__(
+        self, query: NodeQuery, nodes: list[NodeInfo], positions: dict[int, int], cursor: int
+    ) -> None:
         self.query = query
         self.nodes = nodes
         self.cursor = cursor
-        self.positions = {id(node_info): i for i, node_info in enumerate(nodes)}
+        self.positions = positions  # id(NodeInfo) -> index in nodes, shared by the sums
         contribution = query.contribution
         self.parts: list[Part | None] = [contribution(node_info) or None for node_info in nodes]
         self._merge()
@@ -94,6 +96,7 @@ class _NodeSum:
     def apply(self, changed: list[NodeInfo]) -> None:
         """Redoes the parts of the changed nodes that are in this sum's node list."""
         contribution = self.query.contribution
+        ordered = self.query.ordered
         remerge = False
         for node_info in {id(n): n for n in changed}.values():
             index = self.positions.get(id(node_info))
@@ -101,12 +104,14 @@ class _NodeSum:
                 continue
             old = self.parts[index]
             new = contribution(node_info) or None
-            if old == new:
+            # Keys in another order count as a change only where the order matters.
+            reordered = ordered and list(old or ()) != list(new or ())
+            if old == new and not reordered:
                 continue
             self.parts[index] = new
             if remerge:
                 continue
-            if self.query.ordered and list(old or ()) != list(new or ()):
+            if reordered:
                 # A key may now first appear at another node: the order is redone below.
                 remerge = True
                 continue
@@ -144,12 +149,13 @@ class NodeSums:
     MAX_LOG = 4096
     """Logged changes kept; a sum that has not been asked for longer is rebuilt."""
 
-    __slots__ = ("_base", "_log", "_sums")
+    __slots__ = ("_base", "_log", "_positions", "_sums")
 
     def __init__(self) -> None:
         self._log: list[NodeInfo] = []
         self._base = 0  # the position in the whole history of _log[0]
         self._sums: dict[NodeQuery, _NodeSum] = {}
+        self._positions: tuple[list[NodeInfo], dict[int, int]] | None = None
 
     def node_changed(self, node_info: NodeInfo) -> None:
         self._log.append(node_info)
@@ -158,12 +164,17 @@ class NodeSums:
             del self._log[:dropped]
             self._base += dropped
 
+    def _positions_in(self, nodes: list[NodeInfo]) -> dict[int, int]:
+        if self._positions is None or self._positions[0] is not nodes:
+            self._positions = (nodes, {id(node_info): i for i, node_info in enumerate(nodes)})
+        return self._positions[1]
+
     def totals(self, query: NodeQuery, nodes: list[NodeInfo]) -> Mapping[Any, int]:
         """``sum_over_nodes(query, nodes)``, caught up from the last time; do not change it."""
         end = self._base + len(self._log)
         kept = self._sums.pop(query, None)
         if kept is None or kept.nodes is not nodes or kept.cursor < self._base:
-            kept = _NodeSum(query, nodes, end)
+            kept = _NodeSum(query, nodes, self._positions_in(nodes), end)
         else:
             kept.query = query  # equal, and it holds this cycle's objects rather than older ones
             if kept.cursor < end:
