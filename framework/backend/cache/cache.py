@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from bisect import insort
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -463,18 +463,22 @@ class Cache:
         order, and rebuilds the PVC set if some node's PVCs changed: the lists come out as
         ``_update_node_info_snapshot_list`` builds them, without walking every node."""
         position = self._positions(snapshot.node_info_list)
-        _move(
-            snapshot.have_pods_with_affinity_node_info_list,
-            changes.affinity_moves,
-            position,
-            lambda n: bool(n.pods_with_affinity),
-        )
-        _move(
-            snapshot.have_pods_with_required_anti_affinity_node_info_list,
-            changes.anti_affinity_moves,
-            position,
-            lambda n: bool(n.pods_with_required_anti_affinity),
-        )
+        try:
+            _move(
+                snapshot.have_pods_with_affinity_node_info_list,
+                changes.affinity_moves,
+                position,
+                lambda n: bool(n.pods_with_affinity),
+            )
+            _move(
+                snapshot.have_pods_with_required_anti_affinity_node_info_list,
+                changes.anti_affinity_moves,
+                position,
+                lambda n: bool(n.pods_with_required_anti_affinity),
+            )
+        except KeyError:  # a node missing from the node list: the refresh reports it next
+            self._update_node_info_snapshot_list(snapshot, False)
+            return
         if changes.pvcs_changed:
             nodes = snapshot.node_info_list
             snapshot.used_pvc_set = {
@@ -549,12 +553,14 @@ def _move(
     """Puts each moved node (already overwritten) in ``node_infos`` if it now ``belongs``
     there, at its place in node list order, or takes it out if it no longer does."""
     for node_info in moves:
-        present = any(n is node_info for n in node_infos)
+        where = position(node_info)
+        index = bisect_left(node_infos, where, key=position)
+        present = index < len(node_infos) and node_infos[index] is node_info
         if belongs(node_info):
             if not present:
-                insort(node_infos, node_info, key=position)
+                node_infos.insert(index, node_info)
         elif present:
-            node_infos.remove(node_info)
+            del node_infos[index]
 
 
 def _assign_node_info(target: NodeInfo, source: NodeInfo) -> None:
