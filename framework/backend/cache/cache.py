@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -74,6 +75,8 @@ class Cache:
         self._nodes: dict[str, _NodeInfoListItem] = {}
         self._head_node: _NodeInfoListItem | None = None
         self._node_tree = NodeTree()
+        # The snapshot's node list and each node's index in it (see _positions).
+        self._list_positions: tuple[list[NodeInfo], dict[int, int]] | None = None
         # Shared by every NodeInfo holding the image, so num_nodes stays current everywhere.
         self._image_states: dict[str, ImageStateSummary] = {}
 
@@ -397,8 +400,10 @@ class Cache:
             if len(snapshot.node_info_map) > self._node_tree.num_nodes:
                 self._remove_deleted_nodes_from_snapshot(snapshot)
                 update_all_lists = True
-            if update_all_lists or changes.lists_affected:
-                self._update_node_info_snapshot_list(snapshot, update_all_lists)
+            if update_all_lists:
+                self._update_node_info_snapshot_list(snapshot, True)
+            elif changes.lists_affected():
+                self._move_between_lists(snapshot, changes)
             if len(snapshot.node_info_list) != self._node_tree.num_nodes:
                 message = (
                     "snapshot state is not consistent, length of NodeInfoList="
@@ -421,13 +426,13 @@ class Cache:
             clone = info.clone()
             existing = snapshot.node_info_map.get(info.node.name)
             if existing is None:
-                changes.node_added = True
+                changes.node_added = True  # every list is rebuilt
                 snapshot.node_info_map[info.node.name] = clone
-                changes.compare(None, clone)
             else:
                 changes.compare(existing, clone)
                 # Overwrite in place: the snapshot's lists point at this very object.
                 _assign_node_info(existing, clone)
+                snapshot.node_sums.node_changed(existing)
         if self._head_node is not None:
             snapshot.generation = self._head_node.info.generation
         return changes
@@ -453,6 +458,41 @@ class Cache:
         ]
         snapshot.used_pvc_set = {key for n in nodes if n.pvc_ref_counts for key in n.pvc_ref_counts}
 
+    def _move_between_lists(self, snapshot: Snapshot, changes: _SnapshotChanges) -> None:
+        """Adds and removes the nodes that joined or left the affinity lists, in node list
+        order, and rebuilds the PVC set if some node's PVCs changed: the lists come out as
+        ``_update_node_info_snapshot_list`` builds them, without walking every node."""
+        position = self._positions(snapshot.node_info_list)
+        try:
+            _move(
+                snapshot.have_pods_with_affinity_node_info_list,
+                changes.affinity_moves,
+                position,
+                lambda n: bool(n.pods_with_affinity),
+            )
+            _move(
+                snapshot.have_pods_with_required_anti_affinity_node_info_list,
+                changes.anti_affinity_moves,
+                position,
+                lambda n: bool(n.pods_with_required_anti_affinity),
+            )
+        except KeyError:  # a node missing from the node list: the refresh reports it next
+            self._update_node_info_snapshot_list(snapshot, False)
+            return
+        if changes.pvcs_changed:
+            nodes = snapshot.node_info_list
+            snapshot.used_pvc_set = {
+                key for n in nodes if n.pvc_ref_counts for key in n.pvc_ref_counts
+            }
+
+    def _positions(self, nodes: list[NodeInfo]) -> Callable[[NodeInfo], int]:
+        """Each node's index in ``nodes`` (the snapshot's node list, rebuilt when nodes come
+        or go: the index is kept until then)."""
+        if self._list_positions is None or self._list_positions[0] is not nodes:
+            self._list_positions = (nodes, {id(n): i for i, n in enumerate(nodes)})
+        indexes = self._list_positions[1]
+        return lambda node_info: indexes[id(node_info)]
+
     def _node_infos_in_tree_order(self, snapshot: Snapshot) -> list[NodeInfo]:
         try:
             names = self._node_tree.list()
@@ -477,31 +517,50 @@ class Cache:
 
 
 class _SnapshotChanges:
-    """What a refresh found, deciding which of the snapshot's lists must be rebuilt."""
+    """What a refresh found, deciding which of the snapshot's lists must change."""
 
-    __slots__ = ("lists_affected", "node_added")
+    __slots__ = ("affinity_moves", "anti_affinity_moves", "node_added", "pvcs_changed")
 
     def __init__(self) -> None:
         self.node_added = False
-        self.lists_affected = False
+        # Snapshot NodeInfos that joined or left the list of nodes with pods with affinity.
+        self.affinity_moves: list[NodeInfo] = []
+        # The same for the list of nodes with pods with required anti-affinity.
+        self.anti_affinity_moves: list[NodeInfo] = []
+        self.pvcs_changed = False
 
-    def compare(self, before: NodeInfo | None, after: NodeInfo) -> None:
+    def lists_affected(self) -> bool:
+        return bool(self.affinity_moves or self.anti_affinity_moves or self.pvcs_changed)
+
+    def compare(self, before: NodeInfo, after: NodeInfo) -> None:
         """Notes whether the node joined or left the affinity lists or changed its PVCs."""
-        if self.lists_affected:
-            return
-        if before is None:
-            self.lists_affected = bool(
-                after.pods_with_affinity
-                or after.pods_with_required_anti_affinity
-                or after.pvc_ref_counts
-            )
-            return
-        self.lists_affected = (
-            bool(before.pods_with_affinity) != bool(after.pods_with_affinity)
-            or bool(before.pods_with_required_anti_affinity)
-            != bool(after.pods_with_required_anti_affinity)
-            or before.pvc_ref_counts.keys() != after.pvc_ref_counts.keys()
-        )
+        if bool(before.pods_with_affinity) != bool(after.pods_with_affinity):
+            self.affinity_moves.append(before)
+        if bool(before.pods_with_required_anti_affinity) != bool(
+            after.pods_with_required_anti_affinity
+        ):
+            self.anti_affinity_moves.append(before)
+        if not self.pvcs_changed:
+            self.pvcs_changed = before.pvc_ref_counts.keys() != after.pvc_ref_counts.keys()
+
+
+def _move(
+    node_infos: list[NodeInfo],
+    moves: list[NodeInfo],
+    position: Callable[[NodeInfo], int],
+    belongs: Callable[[NodeInfo], bool],
+) -> None:
+    """Puts each moved node (already overwritten) in ``node_infos`` if it now ``belongs``
+    there, at its place in node list order, or takes it out if it no longer does."""
+    for node_info in moves:
+        where = position(node_info)
+        index = bisect_left(node_infos, where, key=position)
+        present = index < len(node_infos) and node_infos[index] is node_info
+        if belongs(node_info):
+            if not present:
+                node_infos.insert(index, node_info)
+        elif present:
+            del node_infos[index]
 
 
 def _assign_node_info(target: NodeInfo, source: NodeInfo) -> None:

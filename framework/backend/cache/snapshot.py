@@ -9,8 +9,8 @@ refreshes (only their contents are overwritten), so lists built in earlier cycle
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from framework.backend.cache.errors import (
     CacheError,
@@ -18,6 +18,7 @@ from framework.backend.cache.errors import (
     get_pod_key,
 )
 from framework.interface.node_info import ImageStateSummary, NodeInfo, PodInfo
+from framework.interface.node_sums import NodeQuery, NodeSums, OnNodesWith
 
 if TYPE_CHECKING:
     from framework.api.node import Node
@@ -40,6 +41,7 @@ class Snapshot:
         "have_pods_with_required_anti_affinity_node_info_list",
         "node_info_list",
         "node_info_map",
+        "node_sums",
         "used_pvc_set",
     )
 
@@ -54,6 +56,9 @@ class Snapshot:
         self.generation = 0
         # Pods assumed in this snapshot only (pod group cycles), by pod key.
         self.assumed_pods: dict[str, Pod] = {}
+        # Sums over the nodes that plugins ask for every cycle, and the NodeInfos changed in
+        # place since (whoever changes one calls node_sums.node_changed).
+        self.node_sums = NodeSums()
 
     # -- SharedLister ------------------------------------------------------------------------
 
@@ -80,6 +85,30 @@ class Snapshot:
         if node_info is None or node_info.node is None:
             raise NodeInfoNotFoundError(f'nodeinfo not found for node name "{node_name}"')
         return node_info
+
+    # -- sums kept over the nodes (framework.interface.node_sums) ---------------------------
+
+    def kept_node_sum(self, query: NodeQuery, nodes: list[NodeInfo]) -> Mapping[Any, int] | None:
+        """The query summed over ``nodes``, kept up to date between cycles; None when
+        ``nodes`` is not one of this snapshot's lists.
+
+        A sum over one of the lists of nodes with pods with (anti-)affinity is kept over every
+        node, skipping those without such pods: the same, as long as no pod is assumed in the
+        snapshot alone (those lists do not follow such pods, as upstream's do not).
+        """
+        if nodes is self.node_info_list:
+            return self.node_sums.totals(query, nodes)
+        if self.assumed_pods:
+            return None
+        if nodes is self.have_pods_with_affinity_node_info_list:
+            return self.node_sums.totals(
+                OnNodesWith("pods_with_affinity", query), self.node_info_list
+            )
+        if nodes is self.have_pods_with_required_anti_affinity_node_info_list:
+            return self.node_sums.totals(
+                OnNodesWith("pods_with_required_anti_affinity", query), self.node_info_list
+            )
+        return None
 
     # -- StorageInfoLister -------------------------------------------------------------------
 
@@ -114,6 +143,7 @@ class Snapshot:
         generation = node_info.generation
         node_info.add_pod_info(pod_info)
         node_info.generation = generation
+        self.node_sums.node_changed(node_info)
         self.assumed_pods[key] = pod
 
     def forget_pod(self, pod: Pod) -> None:
@@ -132,6 +162,7 @@ class Snapshot:
         except (LookupError, ValueError) as error:
             raise CacheError(str(error)) from error
         node_info.generation = generation
+        self.node_sums.node_changed(node_info)
         if not node_info.pods and node_info.node is None:
             del self.node_info_map[node_name]
 

@@ -13,12 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 from framework.interface.cycle_state import CycleState, NotFoundError
 from framework.interface.node_info import AffinityTerm, PodInfo
+from framework.interface.node_sums import sum_over
 from framework.interface.plugins import BatchFilterPlugin, PreFilterExtensions, PreFilterPlugin
 from framework.interface.status import Code, Status
 from framework.plugins import names
 from framework.plugins.interpodaffinity.namespaces import (
     get_namespace_labels_snapshot,
     merge_affinity_term_namespaces_if_not_empty,
+)
+from framework.plugins.interpodaffinity.pair_counts import (
+    AffinityCounts,
+    AntiAffinityCounts,
+    ExistingAntiAffinityCounts,
+    TopologyPair,
+    pod_matches_all_affinity_terms,
 )
 
 if TYPE_CHECKING:
@@ -35,9 +43,6 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = (
 )
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
-
-TopologyPair = tuple[str, str]
-"""(topology key, topology value)."""
 
 TopologyToMatchedTermCount = dict[TopologyPair, int]
 
@@ -133,25 +138,6 @@ def _update_with_anti_affinity_terms(
             _update(counts, node, term.topology_key, value)
 
 
-def pod_matches_all_affinity_terms(terms: list[AffinityTerm], pod: Pod) -> bool:
-    """True only if there are terms and the pod matches every one of them.
-
-    The incoming pod's namespace selectors are merged into its namespaces, so no namespace
-    labels are passed.
-    """
-    if not terms:
-        return False
-    return all(term.matches(pod, None) for term in terms)
-
-
-def _add_pair(counts: TopologyToMatchedTermCount, node: Node, topology_key: str) -> None:
-    """Counts one more matching pod in the node's domain for ``topology_key``, if it has one."""
-    topology_value = node.labels.get(topology_key)
-    if topology_value is not None:
-        pair = (topology_key, topology_value)
-        counts[pair] = counts.get(pair, 0) + 1
-
-
 class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions):
     """InterPodAffinity's PreFilter, its AddPod/RemovePod extensions and Filter."""
 
@@ -181,13 +167,15 @@ class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions)
             ],
             get_namespace_labels_snapshot(pod.namespace, self.cluster),
         )
-        s.existing_anti_affinity_counts = _existing_anti_affinity_counts(
-            pod,
-            s.namespace_labels,
-            lister.node_infos().have_pods_with_required_anti_affinity_list(),
+        s.existing_anti_affinity_counts = dict(
+            sum_over(
+                ExistingAntiAffinityCounts.of(pod, s.namespace_labels),
+                lister,
+                lister.node_infos().have_pods_with_required_anti_affinity_list(),
+            )
         )
         s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
-            s.affinity_terms, s.anti_affinity_terms, nodes
+            s.affinity_terms, s.anti_affinity_terms, nodes, lister
         )
         if (
             not s.existing_anti_affinity_counts
@@ -242,61 +230,64 @@ class AffinityFiltering(PreFilterPlugin, BatchFilterPlugin, PreFilterExtensions)
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """Reads the state once; ``filter`` says why for the nodes that fail a check."""
+        """``filter`` for each node, with the state read and what the checks read taken out
+        once: the checks run inline, in ``filter``'s order, and fail with its statuses."""
         try:
             s = get_pre_filter_state(state)
         except _StateError:
             return [self.filter(state, pod, node_info) for node_info in node_infos]
         statuses: list[Status | None] = [None] * len(node_infos)
+        check_affinity = bool(s.affinity_terms)
+        anti_counts = s.anti_affinity_counts
+        anti_keys = list(dict.fromkeys(t.topology_key for t in s.anti_affinity_terms))
+        if not anti_counts:
+            anti_keys = []
+        existing_counts = s.existing_anti_affinity_counts
         for index, node_info in enumerate(node_infos):
             node_labels = node_info.node.metadata.labels
-            if not (
-                satisfy_pod_affinity(s, node_labels)
-                and satisfy_pod_anti_affinity(s, node_labels)
-                and satisfy_existing_pods_anti_affinity(s, node_labels)
-            ):
-                statuses[index] = self.filter(state, pod, node_info)
+            if check_affinity and not satisfy_pod_affinity(s, node_labels):
+                statuses[index] = Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH
+                )
+                continue
+            for key in anti_keys:
+                value = node_labels.get(key)
+                if value is not None and anti_counts.get((key, value), 0) > 0:
+                    statuses[index] = Status(
+                        Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH
+                    )
+                    break
+            else:
+                if existing_counts:
+                    for pair in node_labels.items():
+                        if existing_counts.get(pair, 0) > 0:
+                            statuses[index] = Status(
+                                Code.UNSCHEDULABLE,
+                                ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+                            )
+                            break
         return statuses
-
-
-def _existing_anti_affinity_counts(
-    pod: Pod, namespace_labels: Mapping[str, str], nodes: list[NodeInfo]
-) -> TopologyToMatchedTermCount:
-    """Pairs of nodes hosting pods whose required anti-affinity matches the incoming pod."""
-    counts: TopologyToMatchedTermCount = {}
-    for node_info in nodes:
-        node = node_info.node
-        for existing in node_info.pods_with_required_anti_affinity:
-            for term in existing.required_anti_affinity_terms:
-                if term.matches(pod, namespace_labels):
-                    _add_pair(counts, node, term.topology_key)
-    return counts
 
 
 def get_incoming_affinity_anti_affinity_counts(
     affinity_terms: list[AffinityTerm],
     anti_affinity_terms: list[AffinityTerm],
     all_nodes: list[NodeInfo],
+    lister: object = None,
 ) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
     """Pairs of nodes hosting pods that the incoming pod's required terms match.
 
     The terms' namespace selectors are merged into their namespaces already, so existing pods'
-    namespace labels are not looked up.
+    namespace labels are not looked up. The counts are fresh dicts, the caller's to change.
     """
     affinity_counts: TopologyToMatchedTermCount = {}
     anti_affinity_counts: TopologyToMatchedTermCount = {}
-    if not affinity_terms and not anti_affinity_terms:
-        return affinity_counts, anti_affinity_counts
-    for node_info in all_nodes:
-        node = node_info.node
-        for existing in node_info.pods:
-            existing_pod = existing.pod
-            if pod_matches_all_affinity_terms(affinity_terms, existing_pod):
-                for term in affinity_terms:
-                    _add_pair(affinity_counts, node, term.topology_key)
-            for term in anti_affinity_terms:
-                if term.matches(existing_pod, None):
-                    _add_pair(anti_affinity_counts, node, term.topology_key)
+    if affinity_terms:
+        affinity_counts = dict(sum_over(AffinityCounts(tuple(affinity_terms)), lister, all_nodes))
+    if anti_affinity_terms:
+        anti_affinity_counts = dict(
+            sum_over(AntiAffinityCounts(tuple(anti_affinity_terms)), lister, all_nodes)
+        )
     return affinity_counts, anti_affinity_counts
 
 

@@ -26,10 +26,8 @@ from framework.interface.types import SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
-from framework.plugins.interpodaffinity.filtering import (
-    AffinityFiltering,
-    pod_matches_all_affinity_terms,
-)
+from framework.plugins.interpodaffinity.filtering import AffinityFiltering
+from framework.plugins.interpodaffinity.pair_counts import pod_matches_all_affinity_terms
 from framework.plugins.interpodaffinity.scoring import AffinityScoring
 
 

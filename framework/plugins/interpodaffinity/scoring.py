@@ -10,10 +10,12 @@ existing pods' terms matching the incoming pod (required affinity counts with
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from framework.interface.cycle_state import CycleState, NotFoundError
 from framework.interface.node_info import PodInfo, WeightedAffinityTerm
+from framework.interface.node_sums import sum_over
 from framework.interface.plugins import PreScorePlugin, ScoreExtensions, ScorePlugin
 from framework.interface.status import Code, Status
 from framework.interface.types import MAX_NODE_SCORE
@@ -96,6 +98,100 @@ def _process_terms(
         _process_term(scores, term, term.weight, pod, namespace_labels, node, multiplier)
 
 
+def may_score_others(existing: PodInfo, hard_pod_affinity_weight: int) -> bool:
+    """Whether the existing pod's own terms can add to another pod's score.
+
+    Without preferred terms of the incoming pod only these count, and pods with nothing but
+    required anti-affinity (the common kind) have none: they are passed over unprocessed.
+    """
+    return bool(
+        (hard_pod_affinity_weight > 0 and existing.required_affinity_terms)
+        or existing.preferred_affinity_terms
+        or existing.preferred_anti_affinity_terms
+    )
+
+
+def process_existing_pod(
+    s: PreScoreState,
+    existing: PodInfo,
+    node: Node,
+    incoming: Pod,
+    hard_pod_affinity_weight: int,
+    scores: ScoreMap,
+) -> None:
+    """Adds every weight relating ``existing`` and the incoming pod to the existing pod's
+    topology pairs; affinity adds, anti-affinity subtracts."""
+    if not node.labels:
+        return
+    existing_pod = existing.pod
+    # The incoming pod's namespace selectors are merged already: no namespace labels.
+    _process_terms(scores, s.preferred_affinity_terms, existing_pod, None, node, 1)
+    _process_terms(scores, s.preferred_anti_affinity_terms, existing_pod, None, node, -1)
+    if hard_pod_affinity_weight > 0:
+        for term in existing.required_affinity_terms:
+            _process_term(
+                scores, term, hard_pod_affinity_weight, incoming, s.namespace_labels, node, 1
+            )
+    _process_terms(scores, existing.preferred_affinity_terms, incoming, s.namespace_labels, node, 1)
+    _process_terms(
+        scores, existing.preferred_anti_affinity_terms, incoming, s.namespace_labels, node, -1
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExistingPodScores:
+    """The weights relating the existing pods of a node and the incoming pod, per topology
+    pair (a NodeQuery the snapshot keeps between cycles).
+
+    Without preferred terms of the incoming pod (``has_constraints`` false) only pods with
+    affinity that may score others are processed. A pair whose weights cancel out stays, as
+    upstream's map entry does.
+    """
+
+    ordered: ClassVar[bool] = False
+
+    namespace: str
+    labels: frozenset[tuple[str, str]]
+    namespace_labels: frozenset[tuple[str, str]]
+    preferred_affinity_terms: tuple[WeightedAffinityTerm, ...]
+    preferred_anti_affinity_terms: tuple[WeightedAffinityTerm, ...]
+    hard_pod_affinity_weight: int
+    has_constraints: bool
+    state: PreScoreState = field(compare=False)
+
+    @classmethod
+    def of(
+        cls, s: PreScoreState, hard_pod_affinity_weight: int, has_constraints: bool
+    ) -> ExistingPodScores:
+        return cls(
+            s.pod.namespace,
+            frozenset(s.pod.labels.items()),
+            frozenset(s.namespace_labels.items()),
+            tuple(s.preferred_affinity_terms),
+            tuple(s.preferred_anti_affinity_terms),
+            hard_pod_affinity_weight,
+            has_constraints,
+            s,
+        )
+
+    def contribution(self, node_info: NodeInfo) -> dict[tuple[str, str], int] | None:
+        existing_pods = node_info.pods if self.has_constraints else node_info.pods_with_affinity
+        if not existing_pods:
+            return None
+        weight = self.hard_pod_affinity_weight
+        scores: ScoreMap = {}
+        for existing in existing_pods:
+            if self.has_constraints or may_score_others(existing, weight):
+                process_existing_pod(
+                    self.state, existing, node_info.node, self.state.pod, weight, scores
+                )
+        return {
+            (topology_key, topology_value): total
+            for topology_key, values in scores.items()
+            for topology_value, total in values.items()
+        }
+
+
 class AffinityScoring(PreScorePlugin, ScorePlugin, ScoreExtensions):
     """InterPodAffinity's PreScore, Score and NormalizeScore."""
 
@@ -142,67 +238,14 @@ class AffinityScoring(PreScorePlugin, ScorePlugin, ScoreExtensions):
             ],
             get_namespace_labels_snapshot(pod.namespace, self.cluster),
         )
-        found = False
-        for node_info in all_nodes:
-            existing_pods = node_info.pods if has_constraints else node_info.pods_with_affinity
-            node_scores: ScoreMap = {}
-            for existing in existing_pods:
-                if has_constraints or self._may_score_others(existing):
-                    self._process_existing_pod(s, existing, node_info, pod, node_scores)
-            if node_scores:
-                found = True
-                _append(s.topology_score, node_scores)
-        if not found:
+        query = ExistingPodScores.of(s, self.hard_pod_affinity_weight, has_constraints)
+        totals = sum_over(query, lister, all_nodes)
+        if not totals:
             return Status(Code.SKIP)
+        for (topology_key, topology_value), weight in totals.items():
+            s.topology_score.setdefault(topology_key, {})[topology_value] = weight
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
-
-    def _may_score_others(self, existing: PodInfo) -> bool:
-        """Whether the existing pod's own terms can add to another pod's score.
-
-        Without preferred terms of the incoming pod only these count, and pods with nothing but
-        required anti-affinity (the common kind) have none: they are passed over unprocessed.
-        """
-        return bool(
-            (self.hard_pod_affinity_weight > 0 and existing.required_affinity_terms)
-            or existing.preferred_affinity_terms
-            or existing.preferred_anti_affinity_terms
-        )
-
-    def _process_existing_pod(
-        self,
-        s: PreScoreState,
-        existing: PodInfo,
-        existing_node_info: NodeInfo,
-        incoming: Pod,
-        scores: ScoreMap,
-    ) -> None:
-        """Adds every weight relating ``existing`` and the incoming pod to the existing pod's
-        topology pairs; affinity adds, anti-affinity subtracts."""
-        node = existing_node_info.node
-        if not node.labels:
-            return
-        existing_pod = existing.pod
-        # The incoming pod's namespace selectors are merged already: no namespace labels.
-        _process_terms(scores, s.preferred_affinity_terms, existing_pod, None, node, 1)
-        _process_terms(scores, s.preferred_anti_affinity_terms, existing_pod, None, node, -1)
-        if self.hard_pod_affinity_weight > 0:
-            for term in existing.required_affinity_terms:
-                _process_term(
-                    scores,
-                    term,
-                    self.hard_pod_affinity_weight,
-                    incoming,
-                    s.namespace_labels,
-                    node,
-                    1,
-                )
-        _process_terms(
-            scores, existing.preferred_affinity_terms, incoming, s.namespace_labels, node, 1
-        )
-        _process_terms(
-            scores, existing.preferred_anti_affinity_terms, incoming, s.namespace_labels, node, -1
-        )
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         try:
@@ -240,13 +283,6 @@ class AffinityScoring(PreScorePlugin, ScorePlugin, ScoreExtensions):
                 )
             entry.score = int(f_score)
         return None
-
-
-def _append(total: ScoreMap, other: ScoreMap) -> None:
-    for topology_key, values in other.items():
-        merged = total.setdefault(topology_key, {})
-        for topology_value, weight in values.items():
-            merged[topology_value] = merged.get(topology_value, 0) + weight
 
 
 class _StateError(Exception):

@@ -8,7 +8,8 @@ preemption and nominated pods are simulated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from heapq import nsmallest
 from typing import TYPE_CHECKING
 
 from framework.api.node_affinity import RequiredNodeAffinity
@@ -20,10 +21,9 @@ from framework.plugins.podtopologyspread.common import (
     ConstraintsError,
     SpreadBase,
     TopologySpreadConstraint,
-    count_pods_match_selector,
-    node_labels_have_keys,
     node_labels_match_spread_constraints,
 )
+from framework.plugins.podtopologyspread.domain_counts import count_matching_pods
 
 if TYPE_CHECKING:
     from framework.api.node import Node
@@ -98,6 +98,21 @@ class CriticalPaths:
 
     def __repr__(self) -> str:
         return f"CriticalPaths{self.paths!r}"
+
+
+def critical_paths_of(counts: Mapping[str, int]) -> CriticalPaths:
+    """The critical paths of ``counts`` as if each domain were ``update``d in turn: the
+    smallest count, then the smallest of the others, the earlier domain first among equals."""
+    paths = CriticalPaths()
+    # The two smallest, stable among equals, are all that the updates in turn would keep.
+    smallest = counts.items() if len(counts) <= 2 else nsmallest(2, counts.items(), key=_count)
+    for value, num in smallest:
+        paths.update(value, num)
+    return paths
+
+
+def _count(item: tuple[str, int]) -> int:
+    return item[1]
 
 
 class PreFilterState:
@@ -208,41 +223,15 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, BatchFilterPlugin, PreFilterE
         constraints = self.get_constraints(pod)
         if not constraints:
             return PreFilterState()
-        counts: list[dict[str, int]] = [{} for _ in constraints]
-        required = RequiredNodeAffinity.from_pod(pod)
-        with_policies = self.enable_node_inclusion_policy_in_pod_topology_spread
-        comparison_operators = self.enable_taint_toleration_comparison_operators
-        # This walks every node of the cluster: checks that cannot fail are left out.
-        # Without inclusion policies, spreading only counts nodes the pod's affinity accepts.
-        check_affinity = not with_policies and not required.is_empty()
-        check_policies = [with_policies and c.may_exclude_nodes(required) for c in constraints]
-        keys = [constraint.topology_key for constraint in constraints]
-        namespace = pod.namespace
-        for node_info in all_nodes:
-            node = node_info.node
-            if check_affinity and not required.match(node):
-                continue
-            node_labels = node.metadata.labels
-            if not node_labels_have_keys(node_labels, keys):
-                continue
-            pods = node_info.pods
-            for i, constraint in enumerate(constraints):
-                if check_policies[i] and not constraint.match_node_inclusion_policies(
-                    pod, node, required, comparison_operators
-                ):
-                    continue
-                value = node_labels[keys[i]]
-                count = (
-                    count_pods_match_selector(pods, constraint.selector, namespace) if pods else 0
-                )
-                counts[i][value] = counts[i].get(value, 0) + count
-        critical_paths = []
-        for domain_counts in counts:
-            paths = CriticalPaths()
-            for value, num in domain_counts.items():
-                paths.update(value, num)
-            critical_paths.append(paths)
-        return PreFilterState(constraints, critical_paths, counts)
+        # A node counts for a constraint only if it carries every constraint's key.
+        keys = tuple(constraint.topology_key for constraint in constraints)
+        counts = [
+            dict(count_matching_pods(self, pod, constraint, keys, all_nodes))
+            for constraint in constraints
+        ]
+        return PreFilterState(
+            constraints, [critical_paths_of(domain_counts) for domain_counts in counts], counts
+        )
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         try:
@@ -268,8 +257,8 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, BatchFilterPlugin, PreFilterE
     def filter_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """The skew check with each constraint's pod-wide terms worked out once; ``filter``
-        says why for the nodes that fail it."""
+        """``filter`` for each node, with each constraint's pod-wide terms worked out once:
+        per constraint, the largest count a domain may hold."""
         try:
             s = get_pre_filter_state(state)
         except _StateError:
@@ -278,23 +267,28 @@ class SpreadFiltering(SpreadBase, PreFilterPlugin, BatchFilterPlugin, PreFilterE
         if not s.constraints:
             return statuses
         pod_labels = pod.labels
-        # Per constraint: key, domain counts, and (self match - global minimum).
+        # 'existing matching num' + 'self match (1 or 0)' - 'global minimum' <= maxSkew
         checks = [
             (
                 constraint.topology_key,
                 s.tp_value_to_match_num[i],
-                (1 if constraint.selector.matches(pod_labels) else 0)
-                - s.min_match_num(i, constraint.min_domains),
-                constraint.max_skew,
+                constraint.max_skew
+                + s.min_match_num(i, constraint.min_domains)
+                - (1 if constraint.selector.matches(pod_labels) else 0),
             )
             for i, constraint in enumerate(s.constraints)
         ]
         for index, node_info in enumerate(node_infos):
             node_labels = node_info.node.metadata.labels
-            for key, counts, offset, max_skew in checks:
+            for key, counts, most in checks:
                 value = node_labels.get(key)
-                if value is None or counts.get(value, 0) + offset > max_skew:
-                    statuses[index] = self.filter(state, pod, node_info)
+                if value is None:
+                    statuses[index] = Status(
+                        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH
+                    )
+                    break
+                if counts.get(value, 0) > most:
+                    statuses[index] = Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
                     break
         return statuses
 

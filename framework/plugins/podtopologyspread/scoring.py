@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from framework.api.node_affinity import RequiredNodeAffinity
 from framework.interface.cycle_state import CycleState, NotFoundError
 from framework.interface.plugins import PreScorePlugin, ScoreExtensions, ScorePlugin
 from framework.interface.status import Code, Status
@@ -23,9 +22,9 @@ from framework.plugins.podtopologyspread.common import (
     SpreadBase,
     TopologySpreadConstraint,
     count_pods_match_selector,
-    node_labels_have_keys,
     node_labels_match_spread_constraints,
 )
+from framework.plugins.podtopologyspread.domain_counts import count_matching_pods
 from framework.util.gomath import go_div, go_log, go_round
 
 if TYPE_CHECKING:
@@ -136,35 +135,15 @@ class SpreadScoring(SpreadBase, PreScorePlugin, ScorePlugin, ScoreExtensions):
         self, s: PreScoreState, pod: Pod, all_nodes: list[NodeInfo], require_all: bool
     ) -> None:
         """Counts matching pods over every node into the domains of the filtered nodes."""
-        required = RequiredNodeAffinity.from_pod(pod)
-        with_policies = self.enable_node_inclusion_policy_in_pod_topology_spread
-        comparison_operators = self.enable_taint_toleration_comparison_operators
-        # This walks every node of the cluster: checks that cannot fail are left out.
-        # Without inclusion policies, spreading only counts nodes the pod's affinity accepts.
-        check_affinity = not with_policies and not required.is_empty()
-        check_policies = [with_policies and c.may_exclude_nodes(required) for c in s.constraints]
-        keys = [constraint.topology_key for constraint in s.constraints]
-        for node_info in all_nodes:
-            pods = node_info.pods
-            if not pods:
-                continue  # it would add 0 to its domain
-            node = node_info.node
-            if check_affinity and not required.match(node):
-                continue
-            node_labels = node.metadata.labels
-            if require_all and not node_labels_have_keys(node_labels, keys):
-                continue
-            for i, constraint in enumerate(s.constraints):
-                if check_policies[i] and not constraint.match_node_inclusion_policies(
-                    pod, node, required, comparison_operators
-                ):
-                    continue
-                counts = s.topology_value_to_pod_counts[i]
-                value = node_labels.get(keys[i], "")
-                # Only domains of filtered nodes matter; hostname is counted in Score.
-                if value not in counts:
-                    continue
-                counts[value] += count_pods_match_selector(pods, constraint.selector, pod.namespace)
+        keys = tuple(constraint.topology_key for constraint in s.constraints) if require_all else ()
+        for i, constraint in enumerate(s.constraints):
+            if constraint.topology_key == LABEL_HOSTNAME:
+                continue  # counted in Score
+            totals = count_matching_pods(self, pod, constraint, keys, all_nodes)
+            # Only domains of filtered nodes matter.
+            counts = s.topology_value_to_pod_counts[i]
+            for value in counts:
+                counts[value] = totals.get(value, 0)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         try:
