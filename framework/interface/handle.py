@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ class Handle(Protocol):
     """The scheduler's clock (fake in simulations): never read the wall clock directly."""
     rng: random.Random
     """The scheduler's seeded random source."""
+    per_node: bool
+    """Whether plugins are called node by node this cycle, even where they have batch forms."""
 
     def activate(self, pods: dict[str, Pod]) -> None:
         """Moves these pods (by "namespace/name") to the active queue."""
@@ -128,6 +130,16 @@ class Handle(Protocol):
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None: ...
+
+    def run_filter_plugins_with_nominated_pods_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Per node, what ``run_filter_plugins_with_nominated_pods`` returns for it."""
+        ...
+
+    def pre_filter_extensions_run(self, state: CycleState) -> bool:
+        """Whether adding or removing a pod runs some PreFilter extension in this cycle."""
+        ...
 
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo

@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 ScoreFunc = Callable[[str], int]
 
+SelectedVictims = tuple[list["Pod"], int, Status | None]
+"""What victim selection gives for one node: victims, how many violate a PDB, and a status."""
+
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 MAX_INT32 = (1 << 31) - 1
 MIN_INT64 = -(1 << 63)
@@ -66,6 +69,18 @@ class Interface(ABC):
 
         ``state`` and ``node_info`` are copies the method may change.
         """
+
+    def select_victims_on_nodes(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_infos: list[NodeInfo],
+        pdbs: list[PodDisruptionBudget],
+    ) -> list[SelectedVictims]:
+        """``select_victims_on_node`` for each node, in order: a plugin may override it to
+        judge the nodes together (same results). ``node_infos`` are copies it may change;
+        ``state`` is not: each node gets its own copy here."""
+        return [self.select_victims_on_node(state.clone(), pod, n, pdbs) for n in node_infos]
 
     @abstractmethod
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> list[ScoreFunc] | None:
@@ -182,27 +197,23 @@ class Evaluator:
         """Selects victims on copies of the nodes, starting at ``offset`` and wrapping around.
 
         Stops once there are enough candidates and at least one of them violates no PDB;
-        candidates that violate none come first.
+        candidates that violate none come first. Nodes are handed to the plugin in chunks of
+        as many nodes as candidates are still missing (at least one): a node adds at most one
+        candidate, so the stop is never before the end of a chunk and exactly the nodes
+        upstream checks one by one are checked.
         """
         non_violating = CandidateList(num_candidates)
         violating = CandidateList(num_candidates)
         node_statuses = NodeToStatus()
         errors: list[BaseException] = []
-        stop = object()
 
-        def check_node(index: int) -> object | None:
-            node_info = potential_nodes[(offset + index) % len(potential_nodes)].clone()
-            node_name = node_info.node_name
-            pods, num_violations, status = self.interface.select_victims_on_node(
-                state.clone(), pod, node_info, pdbs
-            )
+        def record(
+            node_name: str, pods: list[Pod], num_violations: int, status: Status | None
+        ) -> None:
             if is_success(status) and pods:
                 candidate = Candidate(node_name, Victims(pods, num_violations))
                 (non_violating if num_violations == 0 else violating).add(candidate)
-                found = non_violating.size() + violating.size()
-                if non_violating.size() > 0 and found >= num_candidates:
-                    return stop
-                return None
+                return
             if is_success(status):
                 status = Status.as_status(
                     StatusError(f"expected at least one victim pod on node {go_quote(node_name)}")
@@ -210,9 +221,22 @@ class Evaluator:
             if status.code == Code.ERROR:
                 errors.append(status.as_error())
             node_statuses.set(node_name, status)
-            return None
 
-        self.handle.parallelizer().until(len(potential_nodes), check_node, self.plugin_name)
+        num_nodes = len(potential_nodes)
+        checked = 0
+        while checked < num_nodes:
+            found = non_violating.size() + violating.size()
+            if non_violating.size() > 0 and found >= num_candidates:
+                break
+            size = min(max(num_candidates - found, 1), num_nodes - checked)
+            chunk = [
+                potential_nodes[(offset + index) % num_nodes].clone()
+                for index in range(checked, checked + size)
+            ]
+            results = self.interface.select_victims_on_nodes(state, pod, chunk, pdbs)
+            for node_info, (pods, num_violations, status) in zip(chunk, results, strict=True):
+                record(node_info.node_name, pods, num_violations, status)
+            checked += size
         candidates = non_violating.get() + violating.get()
         err = StatusError(aggregate_message(errors)) if errors else None
         return candidates, node_statuses, err

@@ -503,7 +503,7 @@ class Framework:
         if not nominated:
             return self.run_filter_plugins_on_nodes(state, pod, nodes)
         plain = [i for i, n in enumerate(nodes) if n.node_name not in nominated]
-        if self._pre_filter_extensions_run(state):
+        if self.pre_filter_extensions_run(state):
             statuses = [
                 None
                 if n.node_name not in nominated
@@ -521,7 +521,7 @@ class Framework:
             statuses[i] = status
         return statuses
 
-    def _pre_filter_extensions_run(self, state: CycleState) -> bool:
+    def pre_filter_extensions_run(self, state: CycleState) -> bool:
         """Whether adding or removing a pod runs some PreFilter extension in this cycle."""
         return bool(self._cycle_plugins.extensions(state.skip_filter_plugins))
 

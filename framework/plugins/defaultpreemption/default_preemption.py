@@ -36,7 +36,7 @@ from framework.plugins.feature import Features
 from framework.plugins.helper.typed import go_type_name
 from framework.preemption.executor import POD_REASON_PREEMPTION_BY_SCHEDULER, Executor
 from framework.preemption.go_sort import sort_slice
-from framework.preemption.preemption import Evaluator, Interface, ScoreFunc
+from framework.preemption.preemption import Evaluator, Interface, ScoreFunc, SelectedVictims
 from framework.preemption.start_time import StartTimes
 from framework.preemption.types import Candidate, Victims
 from framework.util.clock import Clock
@@ -179,7 +179,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
     ) -> tuple[list[Pod], int, Status | None]:
         """Removes every lower-priority pod, then reprieves as many as still let the pod fit,
         PDB-violating ones first and the most important first within each group."""
-        potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
+        potential = self._potential_victims(node_info, pod)
         for pod_info in potential:
             status = self._remove_pod(state, pod, pod_info, node_info)
             if status is not None:
@@ -190,7 +190,119 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
         status = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
         if not is_success(status):
             return [], 0, status
+        return self._reprieve_victims(state, pod, node_info, potential, pdbs)
 
+    def select_victims_on_nodes(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_infos: list[NodeInfo],
+        pdbs: list[PodDisruptionBudget],
+    ) -> list[SelectedVictims]:
+        """``select_victims_on_node`` on each node, the filtering with every lower-priority pod
+        removed done in one batch for all of them (most nodes of a dry run stop there).
+
+        Only when no PreFilter extension runs in the cycle: removing pods then leaves the
+        state as it is, so one copy serves every node. Otherwise, and when plugins are called
+        node by node (the debugger), each node is judged on its own.
+        """
+        handle = self.handle
+        if handle.per_node or handle.pre_filter_extensions_run(state):
+            return super().select_victims_on_nodes(state, pod, node_infos, pdbs)
+        results: list[SelectedVictims] = [([], 0, None)] * len(node_infos)
+        emptied: list[tuple[int, list[PodInfo]]] = []
+        for index, node_info in enumerate(node_infos):
+            potential = self._potential_victims(node_info, pod)
+            if not potential:
+                results[index] = ([], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS))
+                continue
+            try:
+                for pod_info in potential:
+                    node_info.remove_pod(pod_info.pod)
+            except (LookupError, ValueError) as err:
+                results[index] = ([], 0, Status.as_status(err))
+                continue
+            emptied.append((index, potential))
+        if not emptied:
+            return results
+        state = state.clone()
+        statuses = handle.run_filter_plugins_with_nominated_pods_on_nodes(
+            state, pod, [node_infos[index] for index, _ in emptied]
+        )
+        fitting: list[tuple[int, list[PodInfo]]] = []
+        for (index, potential), status in zip(emptied, statuses, strict=True):
+            if is_success(status):
+                fitting.append((index, potential))
+            else:
+                results[index] = ([], 0, status)
+        if not fitting:
+            return results
+        if pdbs:
+            # Victims may be sorted again after their reprieve: one node after the other keeps
+            # upstream's order of "now" readings.
+            for index, potential in fitting:
+                node_info = node_infos[index]
+                results[index] = self._reprieve_victims(state, pod, node_info, potential, pdbs)
+            return results
+        reprieved = self._reprieve_victims_on_nodes(
+            state, pod, [(node_infos[index], potential) for index, potential in fitting]
+        )
+        for (index, _), result in zip(fitting, reprieved, strict=True):
+            results[index] = result
+        return results
+
+    def _reprieve_victims_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: list[tuple[NodeInfo, list[PodInfo]]]
+    ) -> list[SelectedVictims]:
+        """``_reprieve_victims`` on each node, without PDBs nor PreFilter extensions: the k-th
+        pod of every node is put back, then those nodes are filtered in one batch.
+
+        Each node sees the same pods in the same order as on its own (most important first;
+        without PDBs none violates one, and the victims keep that order).
+        """
+        for _, potential in nodes:
+            sort_slice(potential, lambda a, b: self.more_important_pod(a.pod, b.pod))
+        victims: list[list[Pod]] = [[] for _ in nodes]
+        errors: dict[int, Status] = {}
+        for step in range(max(len(potential) for _, potential in nodes)):
+            active = [j for j, (_, p) in enumerate(nodes) if step < len(p) and j not in errors]
+            for j in active:
+                node_info, potential = nodes[j]
+                node_info.add_pod_info(potential[step])
+            statuses = self.handle.run_filter_plugins_with_nominated_pods_on_nodes(
+                state, pod, [nodes[j][0] for j in active]
+            )
+            for j, status in zip(active, statuses, strict=True):
+                if is_success(status):
+                    continue
+                node_info, potential = nodes[j]
+                victim = potential[step].pod
+                try:
+                    node_info.remove_pod(victim)
+                except (LookupError, ValueError) as err:
+                    errors[j] = Status.as_status(err)
+                    continue
+                victims[j].append(victim)
+        return [
+            ([], 0, errors[j]) if j in errors else (found, 0, Status(Code.SUCCESS))
+            for j, found in enumerate(victims)
+        ]
+
+    def _potential_victims(self, node_info: NodeInfo, pod: Pod) -> list[PodInfo]:
+        """The node's pods the preemptor may evict, in the node's order."""
+        return [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
+
+    def _reprieve_victims(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        potential: list[PodInfo],
+        pdbs: list[PodDisruptionBudget],
+    ) -> tuple[list[Pod], int, Status | None]:
+        """Puts the removed pods back one by one, PDB-violating ones first and the most
+        important first within each group; those after which the pod no longer fits are the
+        victims."""
         sort_slice(potential, lambda a, b: self.more_important_pod(a.pod, b.pod))
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list[PodInfo] = []

@@ -349,8 +349,12 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("per_node", [False, True], ids=["batch", "per-node"])
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_dry_run_finds_upstreams_candidates(case: Case) -> None:
+def test_dry_run_finds_upstreams_candidates(case: Case, per_node: bool) -> None:
+    """Both forms of victim selection: nodes judged together (when no PreFilter extension
+    runs) and one by one (the debugger's per-node mode) find the same candidates with the same
+    number of filter calls."""
     nodes = [topology_node(spec, VERY_LARGE) for spec in case.nodes]
     counting = FakeFilter("FakeFilter", case.fake_filter_code, "injecting failure")
     fwk = new_framework(
@@ -359,6 +363,7 @@ def test_dry_run_finds_upstreams_candidates(case: Case) -> None:
         [instance(counting, "filter"), *case.plugins],
         objects=case.test_pods,
     )
+    fwk.per_node = per_node
     plugin = DefaultPreemption(case.args or default_preemption_args(), fwk, Features())
     offsets = iter([4, 1, 3])
     plugin.get_offset_rand = lambda n: next(offsets)
