@@ -38,12 +38,13 @@ class PodRef:
 class Nominator:
     """Nominated pods by node, in nomination order, and each pod's node."""
 
-    __slots__ = ("_pod_lister", "nominated_pod_to_node", "nominated_pods")
+    __slots__ = ("_node_names", "_pod_lister", "nominated_pod_to_node", "nominated_pods")
 
     def __init__(self, pod_lister: PodLister | None = None) -> None:
         self._pod_lister = pod_lister
         self.nominated_pods: dict[str, list[PodRef]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}
+        self._node_names: frozenset[str] | None = frozenset()
 
     def add_nominated_pod(self, pod_info: PodInfo, nominating_info: NominatingInfo | None) -> None:
         """Nominates the pod to the node ``nominating_info`` names, or to its status's node.
@@ -62,6 +63,8 @@ class Nominator:
         if not self._is_pending_in_cluster(pod):
             return
         self.nominated_pod_to_node[pod.uid] = node_name
+        if node_name not in self.nominated_pods:
+            self._node_names = None
         refs = self.nominated_pods.setdefault(node_name, [])
         if all(ref.uid != pod.uid for ref in refs):
             refs.append(PodRef.of(pod))
@@ -94,6 +97,15 @@ class Nominator:
                 break
         if not refs:
             self.nominated_pods.pop(node_name, None)
+            self._node_names = None
+
+    def node_names(self) -> frozenset[str]:
+        """The nodes that have nominated pods. Kept until a node gains its first nominated pod
+        or loses its last: filtering and every step of preemption's dry run ask for it, and
+        late in a preemption wave there are as many such nodes as nodes."""
+        if self._node_names is None:
+            self._node_names = frozenset(self.nominated_pods)
+        return self._node_names
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodRef]:
         """References to the pods nominated to the node, in nomination order."""

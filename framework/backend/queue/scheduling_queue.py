@@ -637,7 +637,7 @@ class PriorityQueue:
     @_locked
     def nominated_node_names(self) -> frozenset[str]:
         """The nodes that have nominated pods, so filtering can skip asking node by node."""
-        return frozenset(self.nominator.nominated_pods)
+        return self.nominator.node_names()
 
     def _nominated_pod_info(self, ref: PodRef) -> PodInfo:
         """The queued version of the pod, looked up by key: filtering asks this per node, and

@@ -151,3 +151,20 @@ def test_a_plugin_can_activate_pods_through_its_framework():
     queue.unschedulable_pods.add_or_update(queued(pod, "SomePlugin"))
     framework.activate({"waiting": pod})
     assert queue.active_q.has(pod)
+
+
+def test_the_nodes_with_nominated_pods_follow_every_nomination_and_removal():
+    queue, _ = new_queue()
+    queue.add(high_priority_pod())
+    queue.add(medium_priority_pod())
+    assert queue.nominated_node_names() == {"node1"}  # mpp's status names node1
+
+    queue.add_nominated_pod(PodInfo(high_priority_pod()), override("node3"))
+    assert queue.nominated_node_names() == {"node1", "node3"}
+    queue.add_nominated_pod(PodInfo(medium_priority_pod()), override("node3"))
+    assert queue.nominated_node_names() == {"node3"}
+    queue.add_nominated_pod(PodInfo(high_priority_pod()), override("node4"))
+    assert queue.nominated_node_names() == {"node3", "node4"}
+
+    queue.delete_nominated_pod_if_exists(medium_priority_pod())
+    assert queue.nominated_node_names() == {"node4"}
