@@ -217,8 +217,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
                 results[index] = ([], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS))
                 continue
             try:
-                for pod_info in potential:
-                    node_info.remove_pod(pod_info.pod)
+                node_info.remove_pods([pod_info.pod for pod_info in potential])
             except (LookupError, ValueError) as err:
                 results[index] = ([], 0, Status.as_status(err))
                 continue

@@ -263,6 +263,31 @@ def test_remove_pod_subtracts_everything_it_added():
     assert [p.pod.name for p in node_info.pods] == ["test-2"]
 
 
+def test_removing_pods_together_equals_removing_them_one_by_one():
+    together, pods = remove_pod_fixture()
+    one_by_one, _ = remove_pod_fixture()
+    generation = together.generation
+    together.remove_pods(pods)
+    for pod in pods:
+        one_by_one.remove_pod(pod)
+    assert together.generation > generation
+    assert together.requested == one_by_one.requested == Resource()
+    assert together.non_zero_requested == one_by_one.non_zero_requested
+    assert together.resource_amounts is one_by_one.resource_amounts
+    assert ports(together) == ports(one_by_one) == {}
+    assert together.pvc_ref_counts == one_by_one.pvc_ref_counts == {}
+    assert together.pods == one_by_one.pods == []
+
+
+def test_removing_pods_together_keeps_the_counts_right_when_one_is_missing():
+    node_info, pods = remove_pod_fixture()
+    missing = make_pod("missing")
+    with pytest.raises(PodNotFoundError):
+        node_info.remove_pods([pods[0], missing])
+    assert node_info.requested == Resource(milli_cpu=700, memory=1524)
+    assert node_info.resource_amounts[AMOUNT_REQUESTED_CPU] == 700
+
+
 def test_removal_swaps_in_the_last_pod_as_upstream():
     node_info = NodeInfo(*(make_pod(f"p{i}") for i in range(4)))
     node_info.remove_pod(make_pod("p1"))
