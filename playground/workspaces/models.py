@@ -249,7 +249,7 @@ class AttemptTrace(models.Model):
 
     @classmethod
     def pack(cls, attempt: SchedulingAttempt, events: list[dict[str, Any]]) -> AttemptTrace:
-        raw = orjson.dumps(events, option=orjson.OPT_NON_STR_KEYS)
+        raw = orjson.dumps(_share_node_lists(events), option=orjson.OPT_NON_STR_KEYS)
         return cls(
             attempt=attempt,
             data=zlib.compress(raw, TRACE_COMPRESSION),
@@ -258,7 +258,46 @@ class AttemptTrace(models.Model):
         )
 
     def events(self) -> list[dict[str, Any]]:
-        return orjson.loads(zlib.decompress(bytes(self.data)))
+        stored = orjson.loads(zlib.decompress(bytes(self.data)))
+        if isinstance(stored, list):  # packed before node lists were shared
+            return stored
+        return _expand_node_lists(stored)
+
+
+def _share_node_lists(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The events with each batch event's ``data.nodes`` list written once.
+
+    The runtime hands the same list of node names to every batch event of a run over nodes
+    (nine in a SchedulingBasic cycle, 500 names each): written out each time, they were most of
+    a stored trace, and compressing them most of the cost of storing it. Each distinct list
+    (by identity) is stored once in ``nodeLists``; an event's ``nodes`` becomes its index. The
+    events given are not changed: they are shared with the live trace.
+    """
+    node_lists: list[Any] = []
+    index_of: dict[int, int] = {}
+    packed = []
+    for event in events:
+        data = event.get("data")
+        nodes = data.get("nodes") if data else None
+        if isinstance(nodes, list | tuple):
+            index = index_of.get(id(nodes))
+            if index is None:
+                index = index_of[id(nodes)] = len(node_lists)
+                node_lists.append(nodes)
+            event = {**event, "data": {**data, "nodes": index}}
+        packed.append(event)
+    return {"nodeLists": node_lists, "events": packed}
+
+
+def _expand_node_lists(stored: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events ``_share_node_lists`` packed, each with its own ``data.nodes`` again."""
+    node_lists = stored["nodeLists"]
+    events = stored["events"]
+    for event in events:
+        data = event.get("data")
+        if data and isinstance(data.get("nodes"), int):
+            data["nodes"] = list(node_lists[data["nodes"]])
+    return events
 
 
 class KubeEvent(models.Model):

@@ -4,6 +4,7 @@ attempt numbers."""
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -82,6 +83,33 @@ def test_a_trace_of_thousands_of_nodes_is_stored_compressed_and_read_back(worksp
     assert trace.events() == events
     assert trace.event_count == 5000
     assert len(bytes(trace.data)) * 10 < trace.raw_size
+
+
+def test_a_node_list_shared_by_batch_events_is_stored_once(workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", pod_uid="u", profile="default-scheduler"
+    )
+    nodes = [f"node-{i}" for i in range(500)]  # one list, as the runtime hands it to each batch
+    events = [
+        {"kind": "pluginBatch", "point": "filter", "plugin": name, "data": {"nodes": nodes}}
+        for name in ("NodeUnschedulable", "TaintToleration", "NodeResourcesFit")
+    ]
+    events.append({"kind": "extensionPoint", "point": "filter", "code": "Success"})
+    AttemptTrace.pack(attempt, events).save()
+
+    trace = AttemptTrace.objects.get(attempt=attempt)
+    assert trace.events() == events
+    assert events[0]["data"]["nodes"] is nodes, "the events given are left as they were"
+    assert trace.raw_size < len(json.dumps(nodes)) * 1.5
+
+
+def test_a_trace_stored_before_node_lists_were_shared_reads_back(workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", pod_uid="u", profile="default-scheduler"
+    )
+    events = [{"kind": "pluginBatch", "point": "filter", "data": {"nodes": ["n1", "n2"]}}]
+    AttemptTrace.objects.create(attempt=attempt, data=zlib.compress(json.dumps(events).encode()))
+    assert AttemptTrace.objects.get(attempt=attempt).events() == events
 
 
 @pytest.mark.parametrize(
