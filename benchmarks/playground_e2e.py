@@ -54,6 +54,10 @@ from playground.workspaces import demo
 
 DEFAULT_NODES = 500
 DEFAULT_PODS = 1000
+NODES_PER_IMPORT = 1000
+"""Nodes per paste into the import form: 1,000 nodes of YAML stay well under the 2.5 MB a
+request may carry (Django's DATA_UPLOAD_MAX_MEMORY_SIZE), so larger clusters are imported in
+several pastes, as a person would."""
 CHUNK = 200
 """Pods per bulk request: the bulk page's own chunk (``importing.CHUNK_SIZE``)."""
 PROCESSES = ["web", "scheduler", "binding"]
@@ -188,7 +192,9 @@ def run(
             browser.login(USERNAME, password)
             slug = _create_workspace(browser, nodes)
             say(f"importing {nodes} nodes into workspace {slug}")
-            browser.post(f"/w/{slug}/import/", {"text": nodes_yaml(nodes)})
+            for start in range(0, nodes, NODES_PER_IMPORT):
+                text = nodes_yaml(min(NODES_PER_IMPORT, nodes - start), first=start)
+                browser.post(f"/w/{slug}/import/", {"text": text})
             _wait(_workers_answer(redis_url, prefix), "the Celery workers answer", processes)
             with psycopg.connect(_libpq(url), autocommit=True) as db:
                 bench = _Bench(browser, db, slug, processes)
@@ -380,10 +386,11 @@ def _spent(before: dict[str, Usage], after: dict[str, Usage]) -> dict[str, Usage
 # What the workspace holds
 
 
-def nodes_yaml(count: int) -> str:
-    """``count`` nodes over the demo's zones, in its sizes; every fourth has the nginx image."""
+def nodes_yaml(count: int, first: int = 0) -> str:
+    """``count`` nodes over the demo's zones, in its sizes, numbered from ``first``; every
+    fourth has the nginx image."""
     manifests = [demo.namespace("default")]
-    for index in range(count):
+    for index in range(first, first + count):
         zone = demo.ZONES[index % len(demo.ZONES)]
         size = SIZES[index // len(demo.ZONES) % len(SIZES)]
         name = f"{zone[-1]}-{size}-{index}"
