@@ -59,7 +59,11 @@ from framework.runtime.construction import (
     point_list,
 )
 from framework.runtime.cycle_plugins import CyclePlugins
-from framework.runtime.nominated_pods import counted_nominated_pods, filter_with_nominated_pods
+from framework.runtime.nominated_pods import (
+    NodesWithNominatedPods,
+    counted_nominated_pods,
+    filter_with_nominated_pods,
+)
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.registry import Registry
 from framework.runtime.signing import batchable_plugins, sign_pod
@@ -150,6 +154,7 @@ class Framework:
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
         self._cycle_plugins = CyclePlugins(self)
+        self.nodes_with_nominated_pods = NodesWithNominatedPods()
         if self._extenders:
             self.enqueue_extensions.append(DefaultEnqueueExtension(EXTENDER_NAME))
         if profile is not None:

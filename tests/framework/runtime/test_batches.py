@@ -12,6 +12,7 @@ from framework.interface.node_info import PodInfo
 from framework.interface.plugins import BatchFilterPlugin, BatchScorePlugin
 from framework.interface.status import Code, Status
 from framework.interface.types import NodePluginScores, PluginScore, ScoredNodes
+from framework.runtime.nominated_pods import NodesWithNominatedPods
 from framework.testing.fake_plugins import FakeFilter, FakePreFilter, FakeScore
 from framework.trace import PLUGIN, PLUGIN_BATCH, Recorder, per_node_events
 from tests.framework.builders import make_node_info, make_pod
@@ -229,3 +230,17 @@ def test_scored_nodes_keep_columns_and_build_each_node_once_when_read():
 
 def test_scored_nodes_of_no_plugin_total_zero():
     assert ScoredNodes.of_weighted_columns(["n1", "n2"], (), []).totals == [0, 0]
+
+
+def test_a_node_with_nominated_pods_is_copied_again_only_when_something_changed():
+    memo = NodesWithNominatedPods()
+    node_info = make_node_info("n1")
+    nominated = [PodInfo(make_pod("a")), PodInfo(make_pod("b"))]
+    copy = memo.with_pods(node_info, nominated, keep=True)
+    assert [p.pod.name for p in copy.pods] == ["a", "b"] and not node_info.pods
+    assert memo.with_pods(node_info, list(nominated), keep=True) is copy, "nothing changed"
+    assert memo.with_pods(node_info, nominated[:1], keep=True) is not copy, "other pods"
+    node_info.add_pod(make_pod("c"))
+    again = memo.with_pods(node_info, nominated, keep=True)
+    assert [p.pod.name for p in again.pods] == ["c", "a", "b"], "the node changed"
+    assert memo.with_pods(node_info, nominated, keep=False) is not again, "a dry run's copy"
