@@ -315,7 +315,10 @@ class ImageStateSummary:
     nodes: set[str] = field(default_factory=set)
 
     def snapshot(self) -> ImageStateSummary:
-        return ImageStateSummary(self.size, len(self.nodes))
+        """A copy for a NodeInfo copy, without the node set. The cache's summaries count their
+        nodes; a copy of a copy (preemption's dry run copies the snapshot's NodeInfos) keeps
+        the count it was given, as upstream's copy keeps NumNodes."""
+        return ImageStateSummary(self.size, len(self.nodes) if self.nodes else self.num_nodes)
 
 
 class HostPortInfo:

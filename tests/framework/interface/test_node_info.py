@@ -367,6 +367,8 @@ def test_clone_copies_lists_and_counters_but_shares_pod_infos():
     assert copy.node is node_info.node
     assert copy.pods[0] is node_info.pods[0]
     assert copy.image_states["img"] == ImageStateSummary(100, 2)
+    # A copy of the copy (preemption's dry run copies the snapshot's) keeps the count.
+    assert copy.clone().image_states["img"] == ImageStateSummary(100, 2)
 
     copy.add_pod(make_pod("c", {"cpu": "1"}, 81, claims=("c",)))
     assert [p.pod.name for p in node_info.pods] == ["a", "b"]
