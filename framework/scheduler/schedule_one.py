@@ -191,9 +191,14 @@ class ScheduleOne:
         try:
             return self._schedule_pod(framework, state, pod_info), None
         except NoNodesAvailableError as err:
+            err.__traceback__ = None  # kept in the status: see FitError below
             status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err=err)
             return ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE), status
         except FitError as fit_error:
+            # The error outlives the attempt (statuses, events); its traceback would keep this
+            # cycle's frames, and through them every node's status, in a reference cycle that
+            # only the garbage collector frees: a sixth of the Preemption benchmark's time.
+            fit_error.__traceback__ = None
             if not framework.has_post_filter_plugins():
                 status = Status(Code.UNSCHEDULABLE, err=fit_error)
                 result = ScheduleResult(
