@@ -62,9 +62,14 @@ class FitError(Exception):
     def _reasons_histogram(self) -> list[str]:
         """``"<count> <reason>"`` for every reason, sorted as strings (as upstream sorts them)."""
         statuses = self.diagnosis.node_to_status
+        # Alike nodes often share one Status object (NodeResourcesFit's failures): each object
+        # is counted once, its reasons as many times as nodes have it.
+        distinct = {id(status): status for _, status in statuses.items()}
+        per_object = Counter(id(status) for _, status in statuses.items())
         counts: Counter[str] = Counter()
-        for _, status in statuses.items():
-            counts.update(status.all_reasons())
+        for key, times in per_object.items():
+            for reason in distinct[key].all_reasons():
+                counts[reason] += times
         absent = self.num_all_nodes - len(statuses)
         if absent > 0:
             for reason in statuses.absent_nodes_status.all_reasons():

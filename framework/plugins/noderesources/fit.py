@@ -347,7 +347,7 @@ class Fit(
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.enable_in_place_pod_vertical_scaling = features.enable_in_place_pod_vertical_scaling
         self.enable_sidecar_containers = features.enable_sidecar_containers
-        self._failures: dict[tuple[Any, ...], tuple[Code, tuple[str, ...]]] = {}
+        self._failures: dict[tuple[Any, ...], Status] = {}
         """(node amounts, pod's CPU, memory, storage) -> the Filter failure (``_failure``)."""
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.enable_pod_level_resources = features.enable_pod_level_resources
@@ -544,8 +544,9 @@ class Fit(
 
         What is missing depends only on the node's amounts and the pod's requests, and where
         preemption nominated pods the same full nodes fail every pod's first attempt, cycle
-        after cycle (over a million failures in the Preemption benchmark): the code and the
-        reasons are remembered, each node gets a Status of its own (the runtime names it).
+        after cycle (over a million failures in the Preemption benchmark): the status itself
+        is remembered and alike nodes share it. Statuses are read, never changed, once
+        returned (the runtime only names the plugin, with this plugin's name every time).
         """
         request = pre_filter_state.request
         key = (amounts, request.milli_cpu, request.memory, request.ephemeral_storage)
@@ -553,9 +554,9 @@ class Fit(
         if known is None:
             if len(self._failures) >= _FAILURES_KEPT:
                 self._failures.clear()
-            known = self._failures[key] = _failure_of(_fits_amounts(request, amounts))
-        code, reasons = known
-        return Status(code, *reasons)
+            code, reasons = _failure_of(_fits_amounts(request, amounts))
+            known = self._failures[key] = Status(code, *reasons)
+        return known
 
     # -- scoring -------------------------------------------------------------------------------
 
