@@ -977,6 +977,16 @@ class Framework:
             return []
         return self.pod_nominator.nominated_pods_for_node(node_name)
 
+    def nominated_pods_for_nodes(self, node_names: Sequence[str]) -> list[list[PodInfo]]:
+        """``nominated_pods_for_node`` for each node, in one call when the nominator can."""
+        nominator = self.pod_nominator
+        if nominator is None:
+            return [[] for _ in node_names]
+        many = getattr(nominator, "nominated_pods_for_nodes", None)
+        if many is None:
+            return [nominator.nominated_pods_for_node(name) for name in node_names]
+        return many(node_names)
+
     def activate(self, pods: dict[str, Pod]) -> None:
         if self.pod_activator is not None:
             self.pod_activator.activate(pods)

@@ -41,8 +41,8 @@ def filter_with_nominated_pods(
     second_pass: list[int] = []
     memo = framework.nodes_with_nominated_pods
     snapshot = framework.snapshot_shared_lister()
-    for index, node_info in enumerate(nodes):
-        nominated = framework.nominated_pods_for_node(node_info.node_name)
+    all_nominated = framework.nominated_pods_for_nodes([n.node_name for n in nodes])
+    for index, (node_info, nominated) in enumerate(zip(nodes, all_nominated, strict=True)):
         if not nominated:
             second_pass.append(index)  # gone meanwhile: filtered once, as it is
             continue

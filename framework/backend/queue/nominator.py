@@ -9,10 +9,11 @@ namespace, uid); the queue turns references back into its current PodInfos.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from framework.api.meta import ObjectMeta
 from framework.api.pod import Pod
+from framework.backend.queue.keys import pod_full_name_of, pod_key_of
 from framework.interface.node_info import PodInfo
 from framework.interface.types import NominatingInfo, NominatingMode, nominating_mode
 
@@ -25,6 +26,14 @@ class PodRef:
     name: str
     namespace: str
     uid: str
+    key: str = field(init=False, repr=False, compare=False)
+    """``pod_key``: the active and backoff queues' index (filtering looks pods up by it)."""
+    full_name: str = field(init=False, repr=False, compare=False)
+    """``pod_full_name``: the unschedulable pods' index."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", pod_key_of(self.namespace, self.name))
+        object.__setattr__(self, "full_name", pod_full_name_of(self.name, self.namespace))
 
     @classmethod
     def of(cls, pod: Pod) -> PodRef:

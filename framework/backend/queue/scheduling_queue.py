@@ -25,14 +25,13 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
 from framework.api.pod import Pod
 from framework.backend.queue.active_queue import ActiveQueue, InFlightEvent
 from framework.backend.queue.backoff_queue import BACKOFF_Q_ORDERING_WINDOW, BackoffQueue
-from framework.backend.queue.keys import pod_full_name_of, pod_key_of
 from framework.backend.queue.nominator import Nominator, PodRef
 from framework.backend.queue.queueing_hints import (
     QueueingHintMapPerProfile,
@@ -635,6 +634,14 @@ class PriorityQueue:
         return [self._nominated_pod_info(ref) for ref in refs]
 
     @_locked
+    def nominated_pods_for_nodes(self, node_names: Sequence[str]) -> list[list[PodInfo]]:
+        """``nominated_pods_for_node`` for each node, under one lock: a preempting pod's first
+        attempt asks for every node nominated before it, and the dry run for many."""
+        nominated = self.nominator.nominated_pods
+        info = self._nominated_pod_info
+        return [[info(ref) for ref in nominated.get(name, ())] for name in node_names]
+
+    @_locked
     def nominated_node_names(self) -> frozenset[str]:
         """The nodes that have nominated pods, so filtering can skip asking node by node."""
         return self.nominator.node_names()
@@ -642,12 +649,10 @@ class PriorityQueue:
     def _nominated_pod_info(self, ref: PodRef) -> PodInfo:
         """The queued version of the pod, looked up by key: filtering asks this per node, and
         preemption's dry run per node and victim, so no pod is built for the lookup."""
-        key = pod_key_of(ref.namespace, ref.name)
+        key = ref.key
         queued = self.active_q.get_by_key(key)
         if queued is None:
-            queued = self.unschedulable_pods.get_by_full_name(
-                pod_full_name_of(ref.name, ref.namespace)
-            )
+            queued = self.unschedulable_pods.get_by_full_name(ref.full_name)
         if queued is None:
             queued = self.backoff_q.get_by_key(key)
         return queued.pod_info if queued is not None else PodInfo(ref.to_pod())

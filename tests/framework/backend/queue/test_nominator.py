@@ -48,6 +48,22 @@ def test_nominated_pods_for_node_come_from_the_queue_in_nomination_order():
     assert queue.nominated_pods_for_node("node2") == []
 
 
+def test_nominated_pods_for_many_nodes_are_each_nodes_own():
+    queue, _ = new_queue()
+    for pod in (medium_priority_pod(), unschedulable_pod(), high_priority_pod()):
+        queue.add(pod)
+    queue.add_nominated_pod(PodInfo(high_priority_pod()), override("node3"))
+    names = ["node3", "node2", "node1"]
+
+    many = queue.nominated_pods_for_nodes(names)
+
+    assert [[p.pod.name for p in infos] for infos in many] == [["hpp"], [], ["mpp", "up"]]
+    for infos, name in zip(many, names, strict=True):
+        one_by_one = queue.nominated_pods_for_node(name)
+        assert len(infos) == len(one_by_one)
+        assert all(a is b for a, b in zip(infos, one_by_one, strict=True)), "the queued PodInfos"
+
+
 def test_a_nominated_pod_in_flight_is_reported_by_identity_only():
     queue, _ = new_queue()
     queue.add(medium_priority_pod())
