@@ -16,7 +16,7 @@ from framework.api.loader import load_objects
 from framework.cluster.memory import InMemoryCluster
 from framework.config.defaults import set_defaults
 from framework.config.load import load_config
-from framework.config.validation import validate
+from framework.config.startup import startup_errors
 from framework.debugger.session import Debugger
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.metrics import Metrics
@@ -116,7 +116,9 @@ class Simulation:
         The scheduler counts its metrics into ``self.metrics``."""
         cfg = load_config(config_source)
         set_defaults(cfg)
-        errors = validate(cfg)
+        if registry is None:
+            registry = in_tree_registry(features)
+        errors = startup_errors(cfg, registry, features)
         if errors:
             raise SimulationError("\n".join(str(e) for e in errors))
         objects = _nodes_first_as_listed(load_objects(objects_text), list(first_nodes))
@@ -130,7 +132,7 @@ class Simulation:
         self.scheduler = Scheduler.from_configuration(
             cfg,
             self.cluster,
-            registry if registry is not None else in_tree_registry(features),
+            registry,
             clock=self.clock,
             seed=seed,
             observer=self._events,

@@ -2,8 +2,9 @@
 
 ``defaults`` prints the configuration kube-scheduler would run with, as ``--write-config-to``
 writes it; without FILE that is the configuration of a scheduler started without one.
-``validate`` loads, defaults and validates FILE like kube-scheduler does at start-up and
-prints every problem on its own line (exit status 1), or a confirmation (exit status 0).
+``validate`` loads, defaults and validates FILE, then builds its extenders and profiles, as
+kube-scheduler does at start-up (``framework.config.startup``), and prints every problem on its
+own line (exit status 1), or a confirmation (exit status 0).
 FILE may be ``-`` for standard input. Each sub-command's ``handler`` returns the exit status.
 """
 
@@ -17,9 +18,10 @@ from typing import Any
 from framework.config.defaults import default_configuration, set_defaults
 from framework.config.encode import to_yaml
 from framework.config.load import ConfigError, load_config
+from framework.config.startup import startup_errors
 from framework.config.types import KubeSchedulerConfiguration
-from framework.config.validation import validate
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGateError, FeatureGates
+from framework.plugins.registry import in_tree_registry
 
 VALID_MESSAGE = "configuration is valid"
 
@@ -62,7 +64,7 @@ def run_validate(args: argparse.Namespace) -> int:
     except (ConfigError, FeatureGateError) as err:
         print(err, file=sys.stderr)
         return 1
-    errors = validate(cfg, features)
+    errors = startup_errors(cfg, in_tree_registry(features), features)
     for error in errors:
         print(error, file=sys.stderr)
     if errors:

@@ -43,7 +43,7 @@ def expand_configuration(cfg: Any, registry: Registry) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from framework.config.defaults import set_defaults
     from framework.config.load import ConfigError, load_config
-    from framework.config.validation import validate
+    from framework.config.startup import startup_errors
     from framework.plugins.registry import in_tree_registry
 
     try:
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print(err, file=sys.stderr)
         return 1
     set_defaults(cfg)
-    errors = validate(cfg)
+    errors = startup_errors(cfg, in_tree_registry())
     if errors:
         for error in errors:
             print(error, file=sys.stderr)

@@ -1,11 +1,11 @@
 """A KubeSchedulerConfiguration checked as the scheduler service would take it.
 
-The text is loaded, defaulted and validated (``services.configuration_problems``: upstream's
-messages and field paths), then every profile is built into a framework with the service's
-plugin registry, which catches what only construction finds (an unknown plugin, one that does
-not implement the extension point it is enabled at). A configuration that passes all of it is
-what Apply accepts; the effective plugins per extension point and each plugin's defaulted args
-come with it.
+Whether kube-scheduler would start with the text is decided in one place for the command line,
+``simulate`` and this editor (``services.configuration_problems``, which uses
+``framework.config.startup``: upstream's validation, then every profile built into a framework
+with the service's plugin registry, with upstream's messages and field paths). A configuration
+that passes is what Apply accepts; the effective plugins per extension point and each plugin's
+defaulted args come with it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from framework.config.defaults import set_defaults
 from framework.config.encode import to_dict
 from framework.config.load import load_config
 from framework.runtime.expand import effective_plugins
-from framework.runtime.framework import FrameworkError
 from framework.runtime.registry import Registry
 from playground.scheduling.plugins import PLUGIN_ARGS, playground_registry
 from playground.workspaces.services import ConfigurationProblem as Problem
@@ -65,14 +64,15 @@ class Checked:
         return not self.problems
 
 
-def check_configuration(text: str, registry: Registry | None = None) -> Checked:
-    """Every problem with the text, or its profiles when there is none."""
+def check_configuration(text: str) -> Checked:
+    """Every problem with the text (what kube-scheduler would refuse to start with, see
+    ``framework.config.startup``), or its profiles when there is none."""
     problems = configuration_problems(text)
     if problems:
         return Checked(problems)
     cfg = load_config(text.encode())  # bytes: always the document, never a file name
     set_defaults(cfg)
-    return _expand(cfg, registry or playground_registry())
+    return Checked([], _profiles(cfg, playground_registry()))
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,17 +85,11 @@ def runs_plugin_at(text: str, point: str, plugin: str) -> bool:
     return any(plugin in {name for name, _ in p.points.get(point, [])} for p in profiles)
 
 
-def _expand(cfg: Any, registry: Registry) -> Checked:
+def _profiles(cfg: Any, registry: Registry) -> list[Profile]:
     encoded = to_dict(cfg)["profiles"]
-    profiles, problems = [], []
+    profiles = []
     for index, profile in enumerate(cfg.profiles):
-        try:
-            points = effective_plugins(profile, registry)
-        except FrameworkError as err:
-            # kube-scheduler's words when it cannot start with such a profile
-            message = f"creating profile for scheduler name {profile.scheduler_name}: {err}"
-            problems.append(Problem(f"profiles[{index}]", message))
-            continue
+        points = effective_plugins(profile, registry)
         enabled = {
             point: [(p["name"], p.get("weight")) for p in plugins]
             for point, plugins in points.items()
@@ -108,7 +102,7 @@ def _expand(cfg: Any, registry: Registry) -> Checked:
                 args=_args(encoded[index], enabled),
             )
         )
-    return Checked(problems, [] if problems else profiles)
+    return profiles
 
 
 def _args(encoded: dict[str, Any], points: dict[str, list[tuple[str, Any]]]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from django.db import DatabaseError, transaction
 from framework.api.pod import Pod
 from framework.config.defaults import default_configuration, set_defaults
 from framework.config.load import load_config
-from framework.config.validation import validate
+from framework.config.startup import startup_errors
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
@@ -318,7 +318,7 @@ def configuration(workspace_id: int, revision: int | None) -> Any:
         return default_configuration()
     text = SchedulerConfiguration.objects.get(workspace_id=workspace_id, revision=revision).text
     cfg = set_defaults(load_config(text))
-    errors = validate(cfg)
+    errors = startup_errors(cfg, playground_registry())
     if errors:
         raise ValueError("\n".join(str(error) for error in errors))
     return cfg

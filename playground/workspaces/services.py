@@ -18,7 +18,8 @@ from django.utils.text import slugify
 from framework.config.defaults import default_configuration, set_defaults
 from framework.config.encode import to_yaml
 from framework.config.load import ConfigError, load_config
-from framework.config.validation import validate
+from framework.config.startup import startup_errors
+from playground.scheduling.plugins import playground_registry
 from playground.workspaces import demo
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
@@ -111,7 +112,10 @@ def configuration_problems(text: str) -> list[ConfigurationProblem]:
     except ConfigError as err:
         return [ConfigurationProblem("", str(err))]
     set_defaults(cfg)
-    return [ConfigurationProblem(error.field, error.body()) for error in validate(cfg)]
+    return [
+        ConfigurationProblem(error.field, error.detail)
+        for error in startup_errors(cfg, playground_registry())
+    ]
 
 
 def add_configuration_revision(

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from framework.simulator import Simulation
+from tests.framework.config.startup_cases import HEADER, REFUSALS
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "docs" / "simulate.schema.json").read_text())
@@ -282,6 +283,18 @@ def test_it_exits_1_with_the_problem_when_a_run_cannot_start(tmp_path, config, o
         paths.append(source)
     done = simulate("--config", paths[0], "--objects", paths[1])
     assert (done.returncode, done.stdout, done.stderr) == (1, "", message + "\n")
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"), [case[1:] for case in REFUSALS], ids=[case[0] for case in REFUSALS]
+)
+def test_it_refuses_what_kube_scheduler_refuses_before_it_starts(tmp_path, body, lines):
+    (tmp_path / "config.yaml").write_text(HEADER + body)
+    done = simulate(
+        "--config", str(tmp_path / "config.yaml"), "--objects", "examples/resources/objects.yaml"
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "simulate: " + "\n".join(lines) + "\n"
 
 
 def test_it_exits_2_with_usage_when_an_argument_is_missing():

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.framework.config.startup_cases import HEADER, REFUSALS
+
 REPO = Path(__file__).parents[3]
 REFERENCE = REPO / "tests" / "fixtures" / "config" / "kube-scheduler-v1.36.2-defaults.yaml"
-HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -122,3 +123,13 @@ def test_an_unknown_feature_gate_is_an_error() -> None:
     result = run("defaults", "--feature-gates", "Nope=true")
 
     assert (result.returncode, result.stderr) == (1, "unrecognized feature gate: Nope\n")
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"), [case[1:] for case in REFUSALS], ids=[case[0] for case in REFUSALS]
+)
+def test_validate_refuses_what_kube_scheduler_refuses_at_start(config_file, body, lines) -> None:
+    result = run("validate", config_file(body))
+
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines() == lines

@@ -1,8 +1,15 @@
 """Checking a configuration as the scheduler service would take it."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from playground.front.configuration import POINTS, Problem, check_configuration
+from tests.framework.config.startup_cases import REFUSALS
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
@@ -102,3 +109,29 @@ def test_the_playgrounds_own_permit_plugin_is_known():
     checked = check_configuration(profile_with("permit", "WaitForApproval"))
     assert checked.valid
     assert checked.profiles[0].points["permit"] == [("WaitForApproval", None)]
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"), [case[1:] for case in REFUSALS], ids=[case[0] for case in REFUSALS]
+)
+def test_the_editor_refuses_what_config_validate_refuses_in_the_same_words(body, lines):
+    problems = check_configuration(HEADER + body).problems
+    assert [f"initializing profiles: {p.message}" for p in problems] == lines
+    assert {p.field for p in problems} == {"profiles[0]"}
+
+
+@pytest.mark.parametrize(
+    "path", sorted(EXAMPLES.glob("*/config.yaml")), ids=lambda p: p.parent.name
+)
+def test_the_editor_and_config_validate_agree_on_every_example(path):
+    done = subprocess.run(
+        [sys.executable, "-m", "framework", "config", "validate", str(path)],
+        cwd=EXAMPLES.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    checked = check_configuration(path.read_text())
+    assert (done.returncode, done.stdout, done.stderr) == (0, "configuration is valid\n", "")
+    assert checked.problems == [] and checked.valid
