@@ -84,7 +84,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "playground.front.too_large.RequestTooLargeMiddleware",
 ]
+
+MAX_MANIFEST_BYTES = 20 * 1024 * 1024
+"""The largest manifests text a form takes, pasted or uploaded (an import, the object editor)."""
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_MANIFEST_BYTES + 1024 * 1024
+"""Django refuses larger form fields (2.5 MB by default, a 5 MB paste was an error page);
+the extra MiB is for the form's other fields. Beyond, ``too_large`` answers in words."""
 
 ROOT_URLCONF = "playground.urls"
 WSGI_APPLICATION = "playground.wsgi.application"

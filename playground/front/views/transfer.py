@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -24,8 +25,6 @@ from playground.workspaces.importing import (
 )
 from playground.workspaces.models import Workspace
 
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-
 
 class ImportForm(forms.Form):
     text = forms.CharField(required=False, widget=forms.Textarea)
@@ -34,8 +33,9 @@ class ImportForm(forms.Form):
     def manifests(self) -> str:
         upload = self.cleaned_data.get("file")
         if upload is not None:
-            if upload.size > MAX_UPLOAD_BYTES:
-                raise forms.ValidationError("the file is larger than 20 MiB")
+            if upload.size > settings.MAX_MANIFEST_BYTES:
+                limit = settings.MAX_MANIFEST_BYTES // (1024 * 1024)
+                raise forms.ValidationError(f"the file is larger than {limit} MiB")
             return upload.read().decode("utf-8", errors="replace")
         return self.cleaned_data.get("text") or ""
 

@@ -135,3 +135,59 @@ def test_changes_need_the_csrf_token(user, workspace, url):
 def test_strangers_cannot_export(client, stranger, workspace):
     client.force_login(stranger)
     assert client.get("/w/lab/export.yaml").status_code == 404
+
+
+def listed_node(name: str) -> dict:
+    """A node as ``kubectl get node -o yaml`` prints one: about 5 kB, most of it images."""
+    manifest = node(name)
+    manifest["metadata"]["annotations"] = {"node.alpha.kubernetes.io/ttl": "0"}
+    manifest["status"]["images"] = [
+        {
+            "names": [f"registry.example.com/team-{i}/service@sha256:{i:064x}"],
+            "sizeBytes": 100_000_000 + i,
+        }
+        for i in range(30)
+    ]
+    manifest["status"]["conditions"] = [
+        {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet ready"}
+    ]
+    return manifest
+
+
+def many_nodes(size: int) -> tuple[str, int]:
+    """Manifests of at least ``size`` bytes: as many nodes as it takes, and their number."""
+    one = to_text(listed_node("node-00000"))
+    count = size // len(one) + 1
+    return "---\n".join(to_text(listed_node(f"node-{i:05}")) for i in range(count)), count
+
+
+def test_a_five_megabyte_paste_is_imported(htmx, workspace):
+    text, count = many_nodes(5 * 1024 * 1024)
+    response = htmx.post("/w/lab/import/", {"text": text})
+    assert response["HX-Redirect"] == "/w/lab/"
+    assert ClusterObject.objects.filter(kind="Node").count() == count
+
+
+@pytest.mark.parametrize("as_htmx", [True, False], ids=["htmx", "page"])
+def test_a_paste_over_the_limit_is_answered_in_words_and_nothing_is_stored(
+    logged_in, workspace, settings, as_htmx
+):
+    settings.MAX_MANIFEST_BYTES = 64 * 1024
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+    text, _ = many_nodes(100 * 1024)
+    headers = {"HTTP_HX_REQUEST": "true"} if as_htmx else {}
+    response = logged_in.post("/w/lab/import/", {"text": text}, **headers)
+    content = response.content.decode()
+    assert "more than the 0.1 MiB a form takes: nothing was saved." in content
+    if as_htmx:
+        # Into the page's alert line; the form, and the text in it, are left alone.
+        assert response.status_code == 422
+        assert (response["HX-Retarget"], response["HX-Reswap"]) == (
+            "#request-problem",
+            "textContent",
+        )
+        assert content.startswith("The form sent 0.1 MiB")
+    else:
+        assert response.status_code == 413
+        assert "the text is still in the form" in content
+    assert not ClusterObject.objects.exists()

@@ -144,7 +144,7 @@ def test_a_bad_manifest_is_named_by_field_and_the_text_is_kept(
     response = logged_in.post(URL, {"manifest": text})
     content = html.unescape(response.content.decode())
     assert response.status_code == 422
-    assert 'role="alert"' in content
+    assert '<ul class="errors" role="alert">' in content
     if field:
         assert f"<code>{field}</code>" in content
     assert problem in content
