@@ -588,7 +588,8 @@ class Mirror:
         """A DatabaseCluster per thread (an instance is meant for one thread)."""
         cluster = getattr(self._local, "cluster", None)
         if cluster is None:
-            cluster = self._local.cluster = DatabaseCluster(self.workspace_id)
+            cluster = DatabaseCluster(self.workspace_id, namespace_lifecycle=False)
+            self._local.cluster = cluster
         return cluster
 
 

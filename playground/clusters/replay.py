@@ -144,7 +144,8 @@ class Replayer:
         sleep: Sleep = time.sleep,
         on_progress: Callable[[int], None] | None = None,
     ) -> None:
-        self.cluster = DatabaseCluster(workspace)
+        # What a recording holds was admitted by the cluster it was recorded from.
+        self.cluster = DatabaseCluster(workspace, namespace_lifecycle=False)
         self.speed = speed
         self.clock = clock or RealClock()
         self.sleep = sleep

@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from framework.admission import priority
+from framework.admission.priority import ListedPriorityClasses
 from framework.api.errors import ObjectError
 from framework.api.loader import parse_object
 from framework.api.pod import Pod
-from framework.api.scheduling import PriorityClass
 from framework.config.defaults import default_configuration
 from framework.what_if import WhatIf, WhatIfError, what_if
 from playground.scheduling.binding import configuration
@@ -89,7 +90,8 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
         )
     admitted = dict(manifest)
     admitted["spec"] = dict(manifest.get("spec") or {})
-    admission.admit_pod(admitted, pod.describe(), _PriorityClasses(workspace))
+    classes = ListedPriorityClasses(DatabaseCluster(workspace).list("PriorityClass"))
+    priority.admit_pod(admitted, pod.describe(), classes)
     return parse_object(admitted)
 
 
@@ -116,16 +118,3 @@ def snapshot(workspace: Workspace) -> list[Any]:
     cluster = DatabaseCluster(workspace)
     with cluster.consistent_read():
         return [obj for kind in cluster.kinds() for obj in cluster.list(kind)]
-
-
-class _PriorityClasses:
-    """The workspace's PriorityClasses, for admitting a pasted pod."""
-
-    def __init__(self, workspace: Workspace) -> None:
-        self._classes: list[PriorityClass] = DatabaseCluster(workspace).list("PriorityClass")
-
-    def get(self, name: str) -> PriorityClass | None:
-        return next((c for c in self._classes if c.name == name), None)
-
-    def global_default(self) -> PriorityClass | None:
-        return admission.global_default(self._classes)

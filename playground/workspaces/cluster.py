@@ -23,6 +23,13 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.utils import timezone
 
+from framework.admission import priority
+from framework.admission.namespace_lifecycle import (
+    SYSTEM_NAMESPACES,
+    NamespacePhase,
+    namespace_error,
+    phases_of,
+)
 from framework.api.errors import ObjectError
 from framework.api.fields import format_time
 from framework.api.loader import KINDS, parse_object
@@ -69,8 +76,12 @@ class DatabaseCluster:
     instance (as InMemoryCluster delivers them). An instance is meant for one thread.
     """
 
-    def __init__(self, workspace: Workspace | int) -> None:
+    def __init__(self, workspace: Workspace | int, namespace_lifecycle: bool = True) -> None:
+        """``namespace_lifecycle`` refuses new objects in namespaces the workspace lacks, as
+        kube-apiserver does; off for objects a real API server admitted already (the mirror,
+        replays), whose watch streams may bring a pod before its namespace."""
         self.workspace_id: int = workspace if isinstance(workspace, int) else workspace.pk
+        self.namespace_lifecycle = namespace_lifecycle
         self._watchers: list[WatchHandler] = []
         self._position: int | None = None
         self._dispatching = False
@@ -219,20 +230,14 @@ class DatabaseCluster:
                 errors.append(err)
         existing = self._rows_by_key(parsed) if parsed else {}
         classes = _BatchPriorityClasses(self, parsed)
+        namespaces = self._namespace_phases(parsed)
         seen: set[tuple[str, str, str]] = set()
         for obj in parsed:
             key = _key(obj)
             if key in seen:
                 errors.append(ObjectError(obj.describe(), "", "appears more than once"))
-            elif key in existing and not replace:
-                errors.append(ObjectError(obj.describe(), "", "already exists"))
-            elif key in existing and (err := _uid_change(obj, existing[key])) is not None:
+            elif err := _write_error(obj, existing.get(key), replace, classes, namespaces):
                 errors.append(err)
-            elif key not in existing and obj.kind == "Pod":
-                try:
-                    admission.admit_pod(manifest_of(obj), obj.describe(), classes)
-                except ObjectError as err:
-                    errors.append(err)
             seen.add(key)
         return errors
 
@@ -445,12 +450,15 @@ class DatabaseCluster:
     ) -> list[KubeObject]:
         """Writes in the given order; runs of new objects are inserted together."""
         classes = _BatchPriorityClasses(self, objects)
+        namespaces = self._namespace_phases(objects)
         now = timezone.now()
         stored: list[KubeObject] = []
         creations: list[_Creation] = []
         for obj in objects:
             row = existing.get(_key(obj))
             if row is None:
+                if (refusal := namespace_error(obj, namespaces)) is not None:
+                    raise refusal
                 creations.append(self._creation(obj, classes, now))
                 continue
             stored.extend(self._insert(creations))
@@ -459,14 +467,25 @@ class DatabaseCluster:
         stored.extend(self._insert(creations))
         return stored
 
+    def _namespace_phases(self, batch: list[KubeObject]) -> NamespacePhase:
+        """NamespaceLifecycle's view: the batch's Namespaces, then stored ones (every
+        namespace exists when the check is off)."""
+        if not self.namespace_lifecycle:
+            return _ANY_NAMESPACE
+        in_batch = phases_of([o for o in batch if o.kind == "Namespace"])
+        wanted = {o.namespace for o in batch if o.NAMESPACED} - set(SYSTEM_NAMESPACES)
+        rows = self._objects().filter(kind="Namespace", name__in=wanted) if wanted else []
+        stored = phases_of([self._parse_row(row) for row in rows])
+        return lambda name: phase if (phase := in_batch(name)) is not None else stored(name)
+
     def _creation(
-        self, obj: KubeObject, classes: admission.PriorityClasses, now: dt.datetime
+        self, obj: KubeObject, classes: priority.PriorityClasses, now: dt.datetime
     ) -> _Creation:
         """What creating the object stores: its admitted manifest, and its change."""
         manifest = manifest_of(obj)
         manifest["metadata"].setdefault("creationTimestamp", format_time(now))
         if obj.kind == "Pod":
-            admission.admit_pod(manifest, obj.describe(), classes)
+            priority.admit_pod(manifest, obj.describe(), classes)
         elif obj.kind == "Node":
             node_lifecycle.reconcile_unschedulable_taint(manifest)
         change = ObjectChange(
@@ -636,6 +655,36 @@ class _BindingBatch:
         KubeEvent.objects.bulk_create(events)
 
 
+def _write_error(
+    obj: KubeObject,
+    row: ClusterObject | None,
+    replace: bool,
+    classes: priority.PriorityClasses,
+    namespaces: NamespacePhase,
+) -> ObjectError | None:
+    """Why writing ``obj`` (over ``row`` when it is stored) would be refused, if it would."""
+    if row is not None:
+        return (
+            _uid_change(obj, row) if replace else ObjectError(obj.describe(), "", "already exists")
+        )
+    refusal = namespace_error(obj, namespaces)
+    if refusal is not None or obj.kind != "Pod":
+        return refusal
+    try:
+        priority.admit_pod(manifest_of(obj), obj.describe(), classes)
+    except ObjectError as err:
+        return err
+    return None
+
+
+def _any_namespace(name: str) -> str | None:
+    return ""
+
+
+_ANY_NAMESPACE: NamespacePhase = _any_namespace
+"""Every namespace exists (NamespaceLifecycle off)."""
+
+
 class _BatchPriorityClasses:
     """PriorityClasses for admission: those being written in the same batch, then stored ones."""
 
@@ -652,7 +701,7 @@ class _BatchPriorityClasses:
             self._stored = self._cluster.list("PriorityClass")
         batch_names = set(self._batch)
         classes = [c for c in self._stored if c.name not in batch_names]
-        return admission.global_default([*classes, *self._batch.values()])
+        return priority.global_default([*classes, *self._batch.values()])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -85,3 +85,14 @@ class StaticLister:
             if node_info.node_name == name:
                 return node_info
         raise KeyError(name)
+
+
+def priority_class_manifest(name: str, value: int, **fields: Any) -> dict[str, Any]:
+    """A PriorityClass manifest (``globalDefault``, ``preemptionPolicy`` as keyword fields)."""
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        **fields,
+    }

@@ -265,6 +265,12 @@ def test_an_empty_cluster_prints_nothing():
             " PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController,"
             " RuntimeClass, Service, StatefulSet, StorageClass)",
         ),
+        (
+            "examples/resources/config.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: team-a}\n"
+            "spec: {priorityClassName: high, containers: [{name: c, image: nginx}]}\n",
+            'simulate: Pod "team-a/web": metadata.namespace: namespaces "team-a" not found',
+        ),
     ],
     ids=[
         "a missing configuration file is named",
@@ -272,6 +278,7 @@ def test_an_empty_cluster_prints_nothing():
         "a directory is not an objects file",
         "an invalid configuration prints upstream's errors, one per line",
         "an unsupported kind names the object and the kinds it may be",
+        "a pod in a namespace the file does not have is refused as kube-apiserver refuses it",
     ],
 )
 def test_it_exits_1_with_the_problem_when_a_run_cannot_start(tmp_path, config, objects, message):

@@ -96,3 +96,26 @@ def test_one_at_a_time_also_ends_after_an_error():
         ("default/with-claim", "Error"),
         ("default/plain", "Scheduled"),
     ]
+
+
+def test_a_pods_priority_class_decides_its_priority_and_who_is_preempted():
+    """Priority admission runs on the file's pods, as kube-apiserver runs it: the pod of class
+    ``high`` preempts the one already running (it would not with priority 0)."""
+    full_node = NODE.replace('cpu: "4"', 'cpu: "1"')
+    high = """
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+"""
+    running = PLAIN_POD.replace("plain", "running").replace(
+        "image: busybox}]", "image: busybox, resources: {requests: {cpu: 800m}}}]\n  nodeName: n1"
+    )
+    urgent = PLAIN_POD.replace("plain", "urgent").replace(
+        "image: busybox}]",
+        "image: busybox, resources: {requests: {cpu: 800m}}}]\n  priorityClassName: high",
+    )
+    simulation = Simulation(CONFIG, objects(full_node, high, running, urgent))
+    assert [(p.name, p.spec.priority) for p in simulation.pending] == [("urgent", 1000)]
+    first, *_ = simulation.run()
+    assert (first.attempt.result, first.victims) == ("Unschedulable", ["default/running"])

@@ -256,7 +256,8 @@ def simulate(tmp_path, kube_api) -> dict[str, str]:
     nodes = [n for n in kube_api.objects("Node") if n["metadata"]["name"].startswith("pg-test-")]
     pods = sorted(served_pods(kube_api).values(), key=lambda p: p["metadata"]["name"])
     objects = tmp_path / "objects.yaml"
-    objects.write_text(yaml.safe_dump_all([*nodes, *pods]))
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kube_api.namespace}}
+    objects.write_text(yaml.safe_dump_all([namespace, *nodes, *pods]))
     config = tmp_path / "config.yaml"
     config.write_text(configuration(kube_api.namespace))
     output = subprocess.run(

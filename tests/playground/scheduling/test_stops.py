@@ -423,6 +423,7 @@ def test_while_stopped_the_state_says_where_the_lease_is_renewed_and_a_click_goe
     make_service, workspace, two_nodes, binding_tasks, clock
 ):
     Breakpoint.objects.create(workspace=workspace, point="score", plugin="NodeResourcesFit")
+    two_nodes.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}})
     two_nodes.add(pod_manifest("web", namespace="shop"))
     service = make_service()
     service.stops.poll_seconds = 0.02

@@ -5,16 +5,7 @@ from __future__ import annotations
 import pytest
 
 from framework.api.errors import ObjectError
-
-
-def priority_class(name: str, value: int, **fields) -> dict:
-    return {
-        "apiVersion": "scheduling.k8s.io/v1",
-        "kind": "PriorityClass",
-        "metadata": {"name": name},
-        "value": value,
-        **fields,
-    }
+from tests.framework.builders import priority_class_manifest as priority_class
 
 
 def pod(name: str = "web", **spec) -> dict:

@@ -24,6 +24,12 @@ POD_TEMPLATE = {
 }
 
 
+@pytest.fixture(autouse=True)
+def shop(cluster):
+    """The pods' namespace (kube-apiserver refuses pods in a namespace it does not have)."""
+    cluster.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}})
+
+
 def test_copies_are_named_after_the_template_and_numbered(workspace, cluster):
     names = bulk_create(workspace, NODE_TEMPLATE, 3)
     assert names == ["worker-0", "worker-1", "worker-2"]
@@ -67,7 +73,7 @@ def test_a_thousand_pods_are_written_in_a_few_statements_per_chunk(
     with django_assert_max_num_queries(10 * 1000 // CHUNK_SIZE + 10):
         bulk_create(workspace, POD_TEMPLATE, 1000)
     assert ClusterObject.objects.filter(kind="Pod").count() == 1000
-    assert ObjectChange.objects.filter(event_type="ADDED").count() == 1000
+    assert ObjectChange.objects.filter(event_type="ADDED", kind="Pod").count() == 1000
 
 
 @pytest.mark.parametrize(
@@ -90,6 +96,11 @@ def test_a_thousand_pods_are_written_in_a_few_statements_per_chunk(
             2,
             'Pod "shop/web": spec.containers: expected a list',
         ),
+        (
+            {**POD_TEMPLATE, "metadata": {"name": "web", "namespace": "nowhere"}},
+            2,
+            'Pod "nowhere/web-0": metadata.namespace: namespaces "nowhere" not found',
+        ),
     ],
     ids=[
         "no copies",
@@ -97,10 +108,11 @@ def test_a_thousand_pods_are_written_in_a_few_statements_per_chunk(
         "a name the API server refuses",
         "two objects instead of one",
         "a template that does not parse",
+        "a namespace that does not exist",
     ],
 )
 def test_a_bad_request_is_refused_before_anything_is_written(workspace, template, count, expected):
     with pytest.raises(Refused) as raised:
         bulk_create(workspace, template, count)
     assert str(raised.value).startswith(expected)
-    assert ClusterObject.objects.count() == 0
+    assert not ClusterObject.objects.exclude(kind="Namespace").exists()

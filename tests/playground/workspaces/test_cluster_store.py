@@ -50,12 +50,28 @@ def test_a_missing_object_reads_as_none(cluster):
 
 
 def test_objects_are_listed_in_creation_order_per_kind_and_namespace(cluster):
+    cluster.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
     for name, namespace in (("b", "default"), ("a", "team"), ("c", "default")):
         cluster.add(make_pod(name, namespace))
     cluster.add(make_node("n1"))
     assert [p.key for p in cluster.list("Pod")] == ["default/b", "team/a", "default/c"]
     assert [p.name for p in cluster.list("Pod", "default")] == ["b", "c"]
-    assert cluster.kinds() == ["Node", "Pod"]
+    assert cluster.kinds() == ["Namespace", "Node", "Pod"]
+
+
+def test_a_namespace_the_workspace_lacks_refuses_new_objects_but_not_from_a_real_cluster(
+    cluster, workspace
+):
+    with pytest.raises(ObjectError, match='namespaces "team" not found'):
+        cluster.add(make_pod("a", "team"))
+    errors = cluster.admission_errors([make_pod("a", "team"), make_pod("b", "kube-system")])
+    assert [str(e) for e in errors] == [
+        'Pod "team/a": metadata.namespace: namespaces "team" not found'
+    ]
+    assert cluster.list("Pod") == []
+    # A mirror or a replay writes what a real API server admitted, in its watch order.
+    DatabaseCluster(workspace, namespace_lifecycle=False).add(make_pod("a", "team"))
+    assert [p.key for p in cluster.list("Pod")] == ["team/a"]
 
 
 def test_workspaces_do_not_see_each_others_objects(cluster, workspace, user):
