@@ -17,7 +17,7 @@ from framework.api.field_errors import invalid
 from framework.api.meta import KubeObject
 from framework.api.pod import PREEMPT_LOWER_PRIORITY
 from framework.api.scheduling import PriorityClass
-from framework.api.validation import is_dns1123_label, is_dns1123_subdomain
+from framework.api.validation.content import is_dns1123_label, is_dns1123_subdomain
 
 SYSTEM_PRIORITY_CLASSES = {
     "system-cluster-critical": 2_000_000_000,
