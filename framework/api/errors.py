@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from framework.api.field_errors import FieldError, aggregate_message
+
 
 class ObjectError(ValueError):
     """A manifest that cannot be read, naming the object, the field and the problem.
@@ -16,3 +20,25 @@ class ObjectError(ValueError):
         self.problem = problem
         where = f"{field}: " if field else ""
         super().__init__(f"{owner}: {where}{problem}")
+
+
+class StrictDecodingError(ObjectError):
+    """Fields the kind does not have, refused as kube-apiserver's strict field validation does:
+    ``strict decoding error: unknown field "spec.containerz", unknown field "..."``."""
+
+    def __init__(self, owner: str, errors: list[str]) -> None:
+        self.errors = errors
+        super().__init__(owner, "", "strict decoding error: " + ", ".join(errors))
+
+
+class InvalidObjectError(ObjectError):
+    """An object kube-apiserver's validation refuses, with every problem it reports.
+
+    Reads like upstream's ``Pod "web" is invalid: [spec.containers: Required value, ...]``,
+    the object named as everywhere else here; ``errors`` holds each field error.
+    """
+
+    def __init__(self, owner: str, errors: Sequence[FieldError]) -> None:
+        self.errors = list(errors)
+        super().__init__(owner, "", "is invalid: " + aggregate_message(self.errors))
+        ValueError.__init__(self, f"{owner} is invalid: {aggregate_message(self.errors)}")
