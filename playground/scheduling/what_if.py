@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from framework.api.errors import ObjectError
-from framework.api.loader import parse_object
+from framework.api.loader import parse_new_object, parse_object
 from framework.api.pod import Pod
 from framework.api.scheduling import PriorityClass
 from framework.config.defaults import default_configuration
@@ -78,7 +78,7 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
     if manifest.get("kind") != "Pod":
         kind = manifest.get("kind")
         raise ObjectError("the pasted object", "kind", f"must be Pod, not {kind!r}")
-    pod = parse_object(manifest)
+    pod = parse_new_object(manifest)
     admission.validate_names(pod)
     if pod.spec.node_name:
         raise ObjectError(
