@@ -66,10 +66,12 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
 
 def validate_pod_spec(spec: Manifest, labels: Mapping[str, str], path: str) -> list[FieldError]:
     """``ValidatePodSpec``, for the fields the scheduler reads."""
+    spec = _with_host_network_ports(spec)
     errors = _volumes(spec.get("volumes") or [], f"{path}.volumes")
     errors += _containers(spec.get("containers") or [], f"{path}.containers")
     errors += _init_containers(spec, f"{path}.initContainers")
     errors += _pod_resources(spec, path)
+    errors += _host_network_ports(spec, f"{path}.containers")
     errors += _one_of(spec.get("restartPolicy"), _RESTART_POLICIES, f"{path}.restartPolicy")
     errors += validate_labels(spec.get("nodeSelector") or {}, f"{path}.nodeSelector")
     errors += validate_affinity(spec.get("affinity"), labels, f"{path}.affinity")
@@ -83,7 +85,29 @@ def validate_pod_spec(spec: Manifest, labels: Mapping[str, str], path: str) -> l
         errors += _preemption_policy(spec["preemptionPolicy"], f"{path}.preemptionPolicy")
     if spec.get("overhead") is not None:
         errors += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead")
+    if spec.get("os") is not None:
+        errors += _os(spec["os"], f"{path}.os")
     return errors
+
+
+def _with_host_network_ports(spec: Manifest) -> Manifest:
+    """The spec as defaulting leaves it: with ``hostNetwork``, every container port is also
+    a host port (``hostPort`` defaults to ``containerPort``)."""
+    if not spec.get("hostNetwork"):
+        return spec
+    defaulted = dict(spec)
+    for key in ("containers", "initContainers"):
+        defaulted[key] = [
+            {
+                **container,
+                "ports": [
+                    {**port, "hostPort": port.get("hostPort") or port.get("containerPort")}
+                    for port in container.get("ports") or []
+                ],
+            }
+            for container in spec.get(key) or []
+        ]
+    return defaulted
 
 
 # -- containers ----------------------------------------------------------------------------------
@@ -101,6 +125,7 @@ def _containers(containers: list[Manifest], path: str) -> list[FieldError]:
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
         names.add(name)
+        errors += _container_restart_policy(container, where)
     errors += _host_port_conflicts(containers, path, set())
     return errors
 
@@ -112,11 +137,67 @@ def _init_containers(spec: Manifest, path: str) -> list[FieldError]:
     for index, container in enumerate(spec.get("initContainers") or []):
         where = f"{path}[{index}]"
         errors += _container_common(container, where)
+        errors += _init_container_restart_policy(container, where)
         name = container.get("name") or ""
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
-        names.add(name)
+        elif name:
+            names.add(name)
         errors += _host_port_conflicts([container], path, host_ports)
+        if container.get("restartPolicy") != "Always":
+            for probe in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+                if container.get(probe) is not None:
+                    errors.append(forbidden(f"{where}.{probe}", _NOT_A_SIDECAR))
+    return errors
+
+
+_NOT_A_SIDECAR = "may not be set for init containers without restartPolicy=Always"
+_CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+
+
+def _init_container_restart_policy(container: Manifest, path: str) -> list[FieldError]:
+    """``validateInitContainerRestartPolicy`` with ContainerRestartRules on (beta in v1.36):
+    a sidecar (``Always``) takes no restart rules."""
+    policy = container.get("restartPolicy")
+    rules = container.get("restartPolicyRules") or []
+    if policy is None:
+        if rules:
+            detail = "must specify restartPolicy when restart rules are used"
+            return [required(f"{path}.restartPolicy", detail)]
+        return []
+    if policy == "Always":
+        if rules:
+            detail = (
+                "restartPolicyRules are not allowed for init containers with restart policy Always"
+            )
+            return [forbidden(f"{path}.restartPolicyRules", detail)]
+        return []
+    return _container_restart_policy(container, path)
+
+
+def _container_restart_policy(container: Manifest, path: str) -> list[FieldError]:
+    """``validateContainerRestartPolicy``: the policy's value (its rules are not checked)."""
+    policy = container.get("restartPolicy")
+    if policy is None:
+        if container.get("restartPolicyRules"):
+            detail = "must specify restartPolicy when restart rules are used"
+            return [required(f"{path}.restartPolicy", detail)]
+        return []
+    return _one_of(policy, _CONTAINER_RESTART_POLICIES, f"{path}.restartPolicy")
+
+
+def _host_network_ports(spec: Manifest, path: str) -> list[FieldError]:
+    """``validatePodHostNetworkDeps``: on the host's network a port is its host port."""
+    if not spec.get("hostNetwork"):
+        return []
+    errors: list[FieldError] = []
+    for index, container in enumerate(spec.get("containers") or []):
+        for port_index, port in enumerate(container.get("ports") or []):
+            host_port = port.get("hostPort") or 0
+            if host_port != (port.get("containerPort") or 0):
+                where = f"{path}[{index}].ports[{port_index}].hostPort"
+                detail = "must match `containerPort` when `hostNetwork` is true"
+                errors.append(invalid(where, host_port, detail))
     return errors
 
 
@@ -312,6 +393,13 @@ def _one_of(value: str | None, allowed: tuple[str, ...], path: str) -> list[Fiel
     if value is None or value in allowed:
         return []
     return [not_supported(path, value, allowed)]
+
+
+def _os(os: Manifest, path: str) -> list[FieldError]:
+    name = os.get("name") or ""
+    if not name:
+        return [required(f"{path}.name")]
+    return _one_of(name, ("linux", "windows"), path)
 
 
 def _preemption_policy(policy: str, path: str) -> list[FieldError]:

@@ -70,6 +70,11 @@ def pod_affinity_term(**fields):
     )
 
 
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
 AFFINITY_TERM = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
 NODE_TERM = (
     "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
@@ -178,6 +183,98 @@ CASES = [
             "65535, inclusive",
             'spec.containers[0].ports[2].hostPort: Duplicate value: "TCP//8080"',
         ],
+    ),
+    # TestValidatePodSpec: host network (its hostPort is defaulted first, as on create)
+    (
+        "with hostNetwork hostPort not equal to containerPort",
+        lambda m: m["spec"].update(
+            hostNetwork=True,
+            containers=[
+                {"name": "ctr", "image": "x", "ports": [{"containerPort": 2600, "hostPort": 8080}]}
+            ],
+        ),
+        [
+            "spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match "
+            "`containerPort` when `hostNetwork` is true"
+        ],
+    ),
+    (
+        "with hostNetwork hostPort unspecified, defaulted to containerPort",
+        lambda m: m["spec"].update(
+            hostNetwork=True,
+            containers=[
+                {"name": "a", "image": "x", "ports": [{"containerPort": 2600}]},
+                {"name": "b", "image": "x", "ports": [{"containerPort": 2600}]},
+            ],
+        ),
+        ['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//2600"'],
+    ),
+    # containers' restart policies (ContainerRestartRules is on in v1.36)
+    (
+        "an unknown container restart policy",
+        container(restartPolicy="Sometimes"),
+        [
+            'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported '
+            'values: "Always", "Never", "OnFailure"'
+        ],
+    ),
+    (
+        "a sidecar with restart rules",
+        spec(
+            initContainers=[
+                {
+                    "name": "proxy",
+                    "image": "envoy",
+                    "restartPolicy": "Always",
+                    "restartPolicyRules": [{"action": "Restart"}],
+                }
+            ]
+        ),
+        [
+            "spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are not "
+            "allowed for init containers with restart policy Always"
+        ],
+    ),
+    (
+        "probes on an init container that is not a sidecar",
+        spec(
+            initContainers=[
+                {
+                    "name": "setup",
+                    "image": "busybox",
+                    "readinessProbe": {"exec": {"command": ["a"]}},
+                }
+            ]
+        ),
+        [
+            "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init "
+            "containers without restartPolicy=Always"
+        ],
+    ),
+    (
+        "an init container named like an app container",
+        spec(initContainers=[{"name": "c", "image": "busybox"}]),
+        ['spec.initContainers[0].name: Duplicate value: "c"'],
+    ),
+    (
+        "bad OS for PodLevelResources hides bad cpu limit",
+        spec(os={"name": "windows"}, resources={"limits": {"cpu": "100m"}}),
+        ["spec.resources: Forbidden: may not be set for a windows pod"],
+    ),
+    (
+        "an unknown OS",
+        spec(os={"name": "plan9"}),
+        ['spec.os: Unsupported value: "plan9": supported values: "linux", "windows"'],
+    ),
+    (
+        "bad nodeName",
+        spec(nodeName="node name"),
+        [f'spec.nodeName: Invalid value: "node name": {SUBDOMAIN_MSG}'],
+    ),
+    (
+        "bad RuntimeClassName",
+        spec(runtimeClassName="invalid/sandbox"),
+        [f'spec.runtimeClassName: Invalid value: "invalid/sandbox": {SUBDOMAIN_MSG}'],
     ),
     # metadata
     (
