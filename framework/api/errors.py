@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from framework.api.field_errors import FieldError, aggregate_message
+
 
 class ObjectError(ValueError):
     """A manifest that cannot be read, naming the object, the field and the problem.
@@ -16,3 +20,36 @@ class ObjectError(ValueError):
         self.problem = problem
         where = f"{field}: " if field else ""
         super().__init__(f"{owner}: {where}{problem}")
+
+    def parts(self) -> list[tuple[str, str]]:
+        """(field, problem) for each problem, so a form can show each on its own line."""
+        return [(self.field, self.problem)]
+
+
+class StrictDecodingError(ObjectError):
+    """Fields the kind does not have, refused as kube-apiserver's strict field validation does:
+    ``strict decoding error: unknown field "spec.containerz", unknown field "..."``."""
+
+    def __init__(self, owner: str, errors: list[str]) -> None:
+        self.errors = errors
+        super().__init__(owner, "", "strict decoding error: " + ", ".join(errors))
+
+
+class InvalidObjectError(ObjectError):
+    """An object kube-apiserver's validation refuses, with every problem it reports.
+
+    Reads like upstream's ``Pod "web" is invalid: [spec.containers: Required value, ...]``,
+    the object named as everywhere else here; ``errors`` holds each field error. With one
+    error, ``field`` and ``problem`` are that error's, as for any other ObjectError.
+    """
+
+    def __init__(self, owner: str, errors: Sequence[FieldError]) -> None:
+        self.errors = list(errors)
+        if len(self.errors) == 1:
+            super().__init__(owner, self.errors[0].field, self.errors[0].body())
+        else:
+            super().__init__(owner, "", "is invalid: " + aggregate_message(self.errors))
+        ValueError.__init__(self, f"{owner} is invalid: {aggregate_message(self.errors)}")
+
+    def parts(self) -> list[tuple[str, str]]:
+        return [(error.field, error.body()) for error in self.errors]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from framework.api import field_errors as fe
 from framework.api.fields import Fields
-from framework.api.validation import is_label_key, is_label_value, parse_int64
+from framework.api.validation.content import is_label_key, is_label_value, parse_int64
 
 # Operators of a parsed requirement (upstream ``selection.Operator`` values).
 IN = "in"

@@ -19,7 +19,7 @@ from framework.api.core import (
     ReplicationController,
     Service,
 )
-from framework.api.errors import ObjectError
+from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
@@ -27,6 +27,8 @@ from framework.api.policy import PodDisruptionBudget
 from framework.api.runtime_class import RuntimeClass
 from framework.api.scheduling import PriorityClass
 from framework.api.storage import CSINode, StorageClass
+from framework.api.validation.objects import validate_manifest
+from framework.api.validation.strict import unknown_fields
 
 # The C implementations are several times faster on large clusters; fall back if absent.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -54,7 +56,27 @@ KINDS: dict[str, type[KubeObject]] = {
 
 
 def parse_object(data: Mapping[str, Any]) -> KubeObject:
-    """Parse one manifest into the class for its ``kind``."""
+    """Parse one manifest into the class for its ``kind``, with no more checks than reading
+    needs: for objects already stored (or read from a real cluster). Objects coming in from
+    a person go through :func:`parse_new_object`."""
+    return _class_of(data).from_dict(data)
+
+
+def parse_new_object(data: Mapping[str, Any]) -> KubeObject:
+    """Parse a manifest as kube-apiserver takes it in on create: unknown fields refused
+    (strict field validation, what ``kubectl apply`` asks for), then every problem its
+    validation finds listed at once (:class:`InvalidObjectError`)."""
+    obj = parse_object(data)
+    unknown = unknown_fields(obj.kind, data)
+    if unknown:
+        raise StrictDecodingError(obj.describe(), unknown)
+    problems = validate_manifest(obj.kind, obj.NAMESPACED, data)
+    if problems:
+        raise InvalidObjectError(obj.describe(), problems)
+    return obj
+
+
+def _class_of(data: Mapping[str, Any]) -> type[KubeObject]:
     if not isinstance(data, Mapping):
         raise ObjectError("manifest", "", f"expected an object, got {type(data).__name__}")
     kind = data.get("kind")
@@ -69,16 +91,17 @@ def parse_object(data: Mapping[str, Any]) -> KubeObject:
             "kind",
             f"unsupported kind {kind!r} (supported: {supported})",
         )
-    return cls.from_dict(data)
+    return cls
 
 
 def load_objects(text: str) -> list[KubeObject]:
-    """Parse every object in a YAML or JSON text, in document order."""
+    """Parse every object in a YAML or JSON text, in document order, each checked as
+    kube-apiserver checks a new object (:func:`parse_new_object`)."""
     try:
         documents = list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as exc:
         raise ObjectError("manifest", "", f"invalid YAML: {exc}") from None
-    return [parse_object(item) for item in _flatten(documents)]
+    return [parse_new_object(item) for item in _flatten(documents)]
 
 
 def dump_objects(objects: Iterable[KubeObject]) -> str:

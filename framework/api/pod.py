@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from framework.api.affinity import Affinity
@@ -139,7 +139,7 @@ class PodSpec:
 
     @classmethod
     def parse(cls, f: Fields) -> PodSpec:
-        return cls(
+        spec = cls(
             containers=f.parse_list("containers", Container.parse),
             init_containers=f.parse_list("initContainers", Container.parse),
             node_name=f.string("nodeName"),
@@ -161,6 +161,12 @@ class PodSpec:
             host_network=f.boolean("hostNetwork"),
             os_name=f.mapping("os").optional_string("name"),
         )
+        for container in (*spec.containers, *spec.init_containers):
+            _default_requests_to_limits(container.resources)
+        if spec.host_network:
+            _default_host_network_ports(spec.containers)
+            _default_host_network_ports(spec.init_containers)
+        return spec
 
 
 @dataclass(slots=True)
@@ -295,6 +301,23 @@ class Pod(KubeObject):
         if status:
             data["status"] = status
         return data
+
+
+def _default_requests_to_limits(resources: ResourceRequirements) -> None:
+    """A container's limits stand for the requests it does not give: the API server defaults
+    them so (``SetDefaults_Pod``), and the scheduler then counts them as requests."""
+    for name, limit in resources.limits.items():
+        resources.requests.setdefault(name, limit)
+
+
+def _default_host_network_ports(containers: list[Container]) -> None:
+    """On the host's network every container port is a host port: the API server defaults
+    ``hostPort`` to ``containerPort``, so NodePorts sees the ports such a pod takes."""
+    for container in containers:
+        container.ports = [
+            port if port.host_port else replace(port, host_port=port.container_port)
+            for port in container.ports
+        ]
 
 
 def _merge_affinity_label_keys(spec: PodSpec, labels: dict[str, str]) -> None:

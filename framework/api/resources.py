@@ -20,7 +20,7 @@ from framework.api.pod import (
     Pod,
 )
 from framework.api.quantity import Quantity
-from framework.api.validation import is_qualified_name
+from framework.api.validation.content import is_qualified_name
 
 RESOURCE_CPU = "cpu"
 RESOURCE_MEMORY = "memory"
@@ -42,7 +42,7 @@ DEFAULT_NON_MISSING_CONTAINER_REQUESTS: Mapping[str, Quantity] = {
     RESOURCE_MEMORY: Quantity.from_value(DEFAULT_MEMORY_REQUEST),
 }
 
-_SUPPORTED_POD_LEVEL_RESOURCES = frozenset({RESOURCE_CPU, RESOURCE_MEMORY})
+SUPPORTED_POD_LEVEL_RESOURCES = frozenset({RESOURCE_CPU, RESOURCE_MEMORY})
 
 ResourceList = dict[str, Quantity]
 
@@ -169,7 +169,7 @@ def to_scheduler_units(name: str, quantity: Quantity) -> int:
 
 
 def is_supported_pod_level_resource(name: str) -> bool:
-    return name in _SUPPORTED_POD_LEVEL_RESOURCES or name.startswith(RESOURCE_HUGEPAGES_PREFIX)
+    return name in SUPPORTED_POD_LEVEL_RESOURCES or name.startswith(RESOURCE_HUGEPAGES_PREFIX)
 
 
 def is_pod_level_requests_set(pod: Pod) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from framework.api.fields import Fields
-from framework.api.validation import is_decimal_integer, parse_int64
+from framework.api.validation.content import is_decimal_integer, parse_int64
 
 TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
 TAINT_EFFECT_PREFER_NO_SCHEDULE = "PreferNoSchedule"

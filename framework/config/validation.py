@@ -7,7 +7,7 @@ Upstream validates the internal configuration, i.e. after defaulting and convers
 from __future__ import annotations
 
 from framework.api.field_errors import FieldError, duplicate, invalid, required
-from framework.api.validation import is_qualified_name
+from framework.api.validation.content import is_qualified_name
 from framework.config.field import Path, go_value
 from framework.config.types import (
     API_VERSION,

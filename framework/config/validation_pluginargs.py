@@ -18,7 +18,7 @@ from framework.api.field_errors import (
     not_supported,
     required,
 )
-from framework.api.validation import is_label_key, is_label_value, is_qualified_name
+from framework.api.validation.content import is_label_key, is_label_value, is_qualified_name
 from framework.config.corev1 import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,

@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from framework.api.errors import ObjectError
+
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]|\[([^\]]*)\]")
 
 
@@ -51,6 +53,15 @@ def read_manifest(text: str) -> dict[str, Any]:
         message = f"expected one object (a YAML mapping), found {found}"
         raise ManifestTextError(FieldProblem("", message, None))
     return documents[0]
+
+
+def object_problems(err: ObjectError, text: str) -> list[FieldProblem]:
+    """Each problem of a refused object on the line of its field (an invalid object has
+    several: kube-apiserver's validation lists them all)."""
+    return [
+        FieldProblem(field, f"{err.owner}: {message}", locate(text, field))
+        for field, message in err.parts()
+    ]
 
 
 def locate(text: str, field: str) -> int | None:

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from framework.api.errors import ObjectError
 from framework.api.pod import Pod
 from framework.what_if import WhatIfError
-from playground.front.manifest_text import FieldProblem, ManifestTextError, locate, read_manifest
+from playground.front.manifest_text import (
+    FieldProblem,
+    ManifestTextError,
+    object_problems,
+    read_manifest,
+)
 from playground.scheduling.what_if import pasted_pod, profile_for, stored_pod
 from playground.workspaces.models import Workspace
 
@@ -77,8 +82,7 @@ class WhatIfForm:
         except ManifestTextError as err:
             self.problems.append(err.problem)
         except ObjectError as err:
-            line = locate(self.manifest, err.field)
-            self.problems.append(FieldProblem(err.field, f"{err.owner}: {err.problem}", line))
+            self.problems += object_problems(err, self.manifest)
         return None
 
     def _problem(self, field_name: str, message: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from framework.admission import priority
 from framework.admission.priority import ListedPriorityClasses
 from framework.api.errors import ObjectError
-from framework.api.loader import parse_object
+from framework.api.loader import parse_new_object, parse_object
 from framework.api.pod import Pod
 from framework.config.defaults import default_configuration
 from framework.what_if import WhatIf, WhatIfError, what_if
@@ -79,7 +79,7 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
     if manifest.get("kind") != "Pod":
         kind = manifest.get("kind")
         raise ObjectError("the pasted object", "kind", f"must be Pod, not {kind!r}")
-    pod = parse_object(manifest)
+    pod = parse_new_object(manifest)
     admission.validate_names(pod)
     if pod.spec.node_name:
         raise ObjectError(

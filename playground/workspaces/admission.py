@@ -12,7 +12,7 @@ from collections.abc import Callable
 from framework.api.errors import ObjectError
 from framework.api.field_errors import invalid
 from framework.api.meta import KubeObject
-from framework.api.validation import is_dns1123_label, is_dns1123_subdomain
+from framework.api.validation.content import is_dns1123_label, is_dns1123_subdomain
 
 
 def validate_names(obj: KubeObject) -> None:

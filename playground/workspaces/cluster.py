@@ -32,7 +32,7 @@ from framework.admission.namespace_lifecycle import (
 )
 from framework.api.errors import ObjectError
 from framework.api.fields import format_time
-from framework.api.loader import KINDS, parse_object
+from framework.api.loader import KINDS, parse_new_object
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
@@ -845,7 +845,9 @@ def resource_name(kind: str) -> str:
 
 
 def _parsed(obj: ObjectOrManifest) -> KubeObject:
-    parsed = obj if isinstance(obj, KubeObject) else parse_object(obj)
+    # A manifest comes from a person (editor, import, bulk creation): checked as
+    # kube-apiserver checks a new object. Parsed objects (the live mirror's) are taken as read.
+    parsed = obj if isinstance(obj, KubeObject) else parse_new_object(obj)
     admission.validate_names(parsed)
     return parsed
 

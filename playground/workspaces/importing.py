@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 from django.db import transaction
 
-from framework.api.errors import ObjectError
-from framework.api.loader import parse_object
+from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
+from framework.api.loader import parse_new_object, parse_object
 from framework.api.meta import KubeObject
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import ClusterObject, Workspace
@@ -84,6 +84,11 @@ class Problem:
     def of(cls, err: ObjectError) -> Problem:
         return cls(err.owner, err.field, err.problem)
 
+    @classmethod
+    def all_of(cls, err: ObjectError) -> list[Problem]:
+        """One problem per field an invalid object gets wrong."""
+        return [cls(err.owner, field, message) for field, message in err.parts()]
+
     def __str__(self) -> str:
         where = f"{self.field}: " if self.field else ""
         return f"{self.object}: {where}{self.message}"
@@ -121,10 +126,10 @@ def import_manifests(
 ) -> ImportResult:
     """Stores every object of the text in one transaction; Refused lists every problem."""
     cluster = DatabaseCluster(workspace)
-    objects = _parse_all(text)
-    problems = [Problem.of(err) for err in cluster.admission_errors(objects)]
+    objects, problems = _parse_all(text)
+    problems += [Problem.of(err) for err in cluster.admission_errors(objects)]
     if problems:
-        raise Refused(problems)
+        raise Refused(list(dict.fromkeys(problems)))  # a bad name is found twice
     objects.sort(key=_kind_rank)
     existing = cluster.existing_keys(objects)
     result = ImportResult()
@@ -141,20 +146,28 @@ def import_manifests(
     return result
 
 
-def _parse_all(text: str) -> list[KubeObject]:
-    """Every object in the text; Refused with each object's problem if any cannot be read."""
+def _parse_all(text: str) -> tuple[list[KubeObject], list[Problem]]:
+    """Every object in the text and the problems kube-apiserver's checks find in them (unknown
+    fields, invalid values); Refused with each object's problem if any cannot be read at all.
+    Objects with problems are still returned, so admission's problems are listed with theirs.
+    """
     objects: list[KubeObject] = []
     problems: list[Problem] = []
+    all_read = True
     for position, document in _documents(text):
         try:
+            objects.append(parse_new_object(document))
+        except (InvalidObjectError, StrictDecodingError) as err:
             objects.append(parse_object(document))
+            problems += [_placed(problem, position) for problem in Problem.all_of(err)]
         except ObjectError as err:
-            problems.append(_placed(Problem.of(err), position))
-    if problems:
+            all_read = False
+            problems += [_placed(problem, position) for problem in Problem.all_of(err)]
+    if not all_read:
         raise Refused(problems)
     if not objects:
         raise Refused([Problem("manifest", "", "no objects found")])
-    return objects
+    return objects, problems
 
 
 def _documents(text: str) -> Iterator[tuple[str, Any]]:
@@ -237,13 +250,14 @@ def bulk_create(
             [Problem("bulk creation", "count", f"must be between 1 and {MAX_BULK_COUNT}")]
         )
     cluster = DatabaseCluster(workspace)
-    prototype = _parse_template(manifest)
+    prototype = _parse_template(manifest)  # its copies are validated, by admission_errors
     start = _next_index(cluster, prototype)
     names = [f"{prototype.name}-{i}" for i in range(start, start + count)]
     copies = [_copy(manifest, prototype, name) for name in names]
     # Copies differ in their names only: the first and the longest stand for all of them.
     samples = [copies[0], *copies[1:][-1:]]
-    problems = [Problem.of(err) for err in cluster.admission_errors(samples, replace=False)]
+    errors = cluster.admission_errors(samples, replace=False)
+    problems = [problem for err in errors for problem in Problem.all_of(err)]
     if problems:
         raise Refused(problems)
     for done, chunk in _chunks(copies, chunk_size):

@@ -22,6 +22,7 @@ from playground.front.manifest_text import (
     FieldProblem,
     ManifestTextError,
     locate,
+    object_problems,
     read_manifest,
     to_text,
 )
@@ -75,7 +76,7 @@ def _save(
     except ManifestTextError as err:
         return _editor(request, workspace, row, text, [err.problem], status=422)
     except WRITE_ERRORS as err:
-        return _editor(request, workspace, row, text, [_problem(err, text)], status=422)
+        return _editor(request, workspace, row, text, _problems(err, text), status=422)
     wake_scheduler(workspace)
     messages.success(request, f"Saved {stored.kind} {stored.key}.")
     return redirect_page(request, _list_url(workspace, stored.kind))
@@ -97,13 +98,13 @@ def _check_identity(row: ClusterObject, manifest: dict[str, Any]) -> None:
             )
 
 
-def _problem(err: Exception, text: str) -> FieldProblem:
+def _problems(err: Exception, text: str) -> list[FieldProblem]:
     if isinstance(err, ObjectError):
-        return FieldProblem(err.field, f"{err.owner}: {err.problem}", locate(text, err.field))
+        return object_problems(err, text)
     field = "metadata.name" if isinstance(err, AlreadyExistsError) else ""
     if isinstance(err, ConflictError):
         field = "metadata.resourceVersion"
-    return FieldProblem(field, str(err), locate(text, field))
+    return [FieldProblem(field, str(err), locate(text, field))]
 
 
 def _editor(

@@ -36,7 +36,7 @@ apiVersion: v1
 kind: Pod
 metadata: {name: p1, namespace: team}
 spec:
-  containers: [{name: c}]
+  containers: [{name: c, image: nginx}]
 """
 
 ORACLE = Path(__file__).resolve().parents[2] / "fixtures" / "oracle"

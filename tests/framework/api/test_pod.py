@@ -126,6 +126,51 @@ def test_it_reads_containers_ports_and_sidecars():
     assert spec.init_containers[0].resources.requests["cpu"] == Quantity.parse("1")
 
 
+def test_limits_stand_for_the_requests_a_container_does_not_give():
+    limits = {"cpu": "2", "memory": "1Gi"}
+    manifest = {
+        "kind": "Pod",
+        "metadata": {"name": "capped"},
+        "spec": {
+            "initContainers": [{"name": "i", "resources": {"limits": limits}}],
+            "containers": [
+                {"name": "c", "resources": {"requests": {"cpu": "500m"}, "limits": limits}}
+            ],
+        },
+    }
+    spec = Pod.from_dict(manifest).spec
+    assert spec.containers[0].resources.requests == {
+        "cpu": Quantity.parse("500m"),
+        "memory": Quantity.parse("1Gi"),
+    }
+    assert spec.init_containers[0].resources.requests == {
+        "cpu": Quantity.parse("2"),
+        "memory": Quantity.parse("1Gi"),
+    }
+
+
+def test_on_the_host_network_container_ports_default_to_host_ports():
+    manifest = {
+        "kind": "Pod",
+        "metadata": {"name": "agent"},
+        "spec": {
+            "hostNetwork": True,
+            "initContainers": [{"name": "i", "ports": [{"containerPort": 9000}]}],
+            "containers": [
+                {
+                    "name": "c",
+                    "ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 81}],
+                }
+            ],
+        },
+    }
+    spec = Pod.from_dict(manifest).spec
+    assert [p.host_port for p in spec.containers[0].ports] == [80, 81]
+    assert [p.host_port for p in spec.init_containers[0].ports] == [9000]
+    manifest["spec"]["hostNetwork"] = False
+    assert [p.host_port for p in Pod.from_dict(manifest).spec.containers[0].ports] == [0, 81]
+
+
 def test_it_reads_scheduling_fields():
     spec = pod().spec
     assert spec.tolerations == [Toleration(key="gpu", operator="Exists", effect="NoSchedule")]

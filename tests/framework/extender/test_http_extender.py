@@ -84,7 +84,7 @@ def test_pods_read_from_yaml_with_timestamps_are_sent():
     (pod,) = load_objects(
         "apiVersion: v1\nkind: Pod\n"
         "metadata: {name: web, uid: u1, creationTimestamp: 2026-01-01T10:00:00Z}\n"
-        "spec: {containers: [{name: c}]}\n"
+        "spec: {containers: [{name: c, image: nginx}]}\n"
     )
     with serving(ScriptedServer(lambda verb, args: {"NodeNames": []})) as server:
         extender(server.url(), node_cache_capable=True).filter(pod, NODES)

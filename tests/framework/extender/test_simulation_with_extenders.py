@@ -45,8 +45,13 @@ def node(name: str, cpu: str = "4", **labels: str) -> dict[str, Any]:
 
 def pod(name: str, cpu: str = "100m", node_name: str = "", priority: int = 0, **resources):
     requests = {"cpu": cpu, **resources}
+    # Extended resources cannot be overcommitted: the API server wants their limits too.
+    limits = dict(resources)
+    container = {"name": "c", "image": "busybox", "resources": {"requests": requests}}
+    if limits:
+        container["resources"]["limits"] = limits
     spec: dict[str, Any] = {
-        "containers": [{"name": "c", "image": "busybox", "resources": {"requests": requests}}],
+        "containers": [container],
         "priority": priority,
     }
     if node_name:
@@ -107,12 +112,12 @@ def test_a_pod_goes_to_the_only_node_the_extender_lets_pass(example_server):
 
 def test_an_extender_error_answer_fails_the_cycle_with_its_text(example_server):
     web = pod("web")
-    web["metadata"]["labels"] = {"extender/error": "cannot reach the inventory"}
+    web["metadata"]["labels"] = {"extender/error": "inventory-unreachable"}
     sim = simulation(configuration(extender(example_server.url)), node("n1"), node("n2"), web)
     (attempt,) = first_attempts(sim)
-    assert (attempt["result"], attempt["message"]) == ("Error", "cannot reach the inventory")
+    assert (attempt["result"], attempt["message"]) == ("Error", "inventory-unreachable")
     condition = sim.cluster.get("Pod", "web", "default").status.condition("PodScheduled")
-    assert (condition.reason, condition.message) == ("SchedulerError", "cannot reach the inventory")
+    assert (condition.reason, condition.message) == ("SchedulerError", "inventory-unreachable")
 
 
 # -- Prioritize --------------------------------------------------------------------------------

@@ -55,6 +55,50 @@ def test_a_bad_field_is_reported_with_its_path_and_line_and_nothing_is_stored(
     assert woken == []
 
 
+INVALID_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: web
+    image: nginx
+    resources:
+      requests:
+        cpu: "-1"
+  tolerations:
+  - operator: Equal
+    value: x
+"""
+
+
+def test_every_problem_the_api_server_finds_is_listed_on_its_line_and_nothing_is_stored(
+    logged_in, workspace, woken
+):
+    response = logged_in.post("/w/lab/objects/new/", {"text": INVALID_POD})
+    assert response.status_code == 422
+    content = response.content.decode()
+    assert "<code>spec.containers[0].resources.requests[cpu]</code>" in content
+    assert "<strong>line 11</strong>" in content
+    assert "must be greater than or equal to 0" in content
+    assert "<code>spec.tolerations[0].operator</code>" in content
+    assert "<strong>line 13</strong>" in content
+    assert "operator must be Exists when `key` is empty" in content
+    assert not ClusterObject.objects.exists()
+    assert woken == []
+
+
+def test_an_unknown_field_is_refused_as_strict_field_validation_does(logged_in, workspace):
+    text = INVALID_POD.replace("  tolerations:", "  containerz: []\n  tolerations:")
+    response = logged_in.post("/w/lab/objects/new/", {"text": text})
+    assert response.status_code == 422
+    assert "strict decoding error: unknown field &quot;spec.containerz&quot;" in (
+        response.content.decode()
+    )
+    assert not ClusterObject.objects.exists()
+
+
 def test_unreadable_yaml_is_reported_with_its_line(logged_in, workspace):
     response = logged_in.post("/w/lab/objects/new/", {"text": "kind: Pod\n  name: ["})
     assert response.status_code == 422

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
+from framework.api.errors import InvalidObjectError
 from framework.api.loader import dump_objects, load_objects
 from framework.simulator import AttemptReport, simulate
 from playground.scheduling.what_if import (
@@ -128,3 +129,21 @@ def test_a_pasted_pod_is_admitted_with_its_class_priority(cluster, workspace):
     counts = row_counts()
     assert run_what_if(workspace, pod, "default-scheduler").attempt.pod == "elsewhere/visitor"
     assert row_counts() == counts
+
+
+def test_a_pasted_pod_the_api_server_would_refuse_is_refused_with_every_problem(workspace):
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "visitor"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "-1"}}}]},
+    }
+    with pytest.raises(InvalidObjectError) as raised:
+        pasted_pod(workspace, manifest)
+    assert raised.value.parts() == [
+        ("spec.containers[0].image", "Required value"),
+        (
+            "spec.containers[0].resources.requests[cpu]",
+            'Invalid value: "-1": must be greater than or equal to 0',
+        ),
+    ]

@@ -81,7 +81,7 @@ def test_a_thousand_pods_are_written_in_a_few_statements_per_chunk(
     [
         (POD_TEMPLATE, 0, "bulk creation: count: must be between 1 and 10000"),
         (
-            {**POD_TEMPLATE, "spec": {"priorityClassName": "gold", "containers": []}},
+            {**POD_TEMPLATE, "spec": {**POD_TEMPLATE["spec"], "priorityClassName": "gold"}},
             2,
             'Pod "shop/web-0": spec.priorityClassName: no PriorityClass with name gold was found',
         ),

@@ -91,8 +91,28 @@ def test_every_problem_is_listed_and_nothing_is_stored(workspace):
         import_manifests(workspace, text)
     problems = [(p.object, p.field) for p in raised.value.problems]
     assert problems == [
+        ('Node "Bad_Name"', "metadata.name"),
         ('Node "n1"', "status.allocatable.cpu"),
         ('Gadget "g"', "kind"),
+    ]
+    assert ClusterObject.objects.count() == 0
+
+
+def test_objects_the_api_server_refuses_are_listed_field_by_field_and_nothing_is_stored(
+    workspace,
+):
+    invalid = POD.replace("cpu: 500m", 'cpu: "-1"').replace("name: web}", "name: web, lables: {}}")
+    text = "---".join([NODE, invalid, POD.replace("name: web}", "name: api}").replace("c,", "C,")])
+    with pytest.raises(Refused) as raised:
+        import_manifests(workspace, text)
+    assert [str(p) for p in raised.value.problems] == [
+        'Pod "default/web": strict decoding error: unknown field "metadata.lables"',
+        'Pod "default/api": spec.containers[0].name: Invalid value: "C": a lowercase RFC 1123 '
+        "label must consist of lower case alphanumeric characters or '-', and must start and "
+        "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+        "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        'Pod "default/web": spec.priorityClassName: no PriorityClass with name high was found',
+        'Pod "default/api": spec.priorityClassName: no PriorityClass with name high was found',
     ]
     assert ClusterObject.objects.count() == 0
 

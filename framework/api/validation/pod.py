@@ -1,0 +1,408 @@
+"""Upstream's ``ValidatePodCreate`` for every field the scheduler reads
+(``pkg/apis/core/validation``): the same field paths, messages and order, so a pod refused by
+kube-apiserver is refused here with the same list.
+
+It checks the manifest as the API server sees it after defaulting and after the pod strategy's
+mutations (``matchLabelKeys`` merged into pod affinity and topology spread selectors); fields
+the API server always defaults (``restartPolicy``, a port's ``protocol``) are checked only
+when given. Resource maps are walked in key order, where upstream's Go maps have none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from framework.api.field_errors import (
+    FieldError,
+    duplicate,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+)
+from framework.api.validation.affinity import (
+    merged_selector,
+    validate_affinity,
+    validate_label_keys,
+)
+from framework.api.validation.content import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+)
+from framework.api.validation.meta import (
+    validate_label_name,
+    validate_label_selector,
+    validate_labels,
+    validate_object_meta,
+)
+from framework.api.validation.resources import validate_resource_requirements
+from framework.api.validation.taints import validate_tolerations
+
+Manifest = Mapping[str, Any]
+
+IS_NOT_POSITIVE = "must be greater than zero"
+_PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")
+_SCHEDULE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
+_NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
+_PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+
+def validate_pod(manifest: Manifest) -> list[FieldError]:
+    """Every problem kube-apiserver would report creating this pod, in upstream's order."""
+    metadata = manifest.get("metadata") or {}
+    spec = manifest.get("spec") or {}
+    errors = validate_object_meta(metadata, True, is_dns1123_subdomain)
+    errors += validate_pod_spec(spec, metadata.get("labels") or {}, "spec")
+    for key in ("containers", "initContainers"):
+        for index, container in enumerate(spec.get(key) or []):
+            image = container.get("image") or ""
+            if image != image.strip():
+                path = f"spec.{key}[{index}].image"
+                errors.append(invalid(path, image, "must not have leading or trailing whitespace"))
+    return errors
+
+
+def validate_pod_spec(spec: Manifest, labels: Mapping[str, str], path: str) -> list[FieldError]:
+    """``ValidatePodSpec``, for the fields the scheduler reads."""
+    spec = _with_host_network_ports(spec)
+    errors = _volumes(spec.get("volumes") or [], f"{path}.volumes")
+    errors += _containers(spec.get("containers") or [], f"{path}.containers")
+    errors += _init_containers(spec, f"{path}.initContainers")
+    errors += _pod_resources(spec, path)
+    errors += _host_network_ports(spec, f"{path}.containers")
+    errors += _one_of(spec.get("restartPolicy"), _RESTART_POLICIES, f"{path}.restartPolicy")
+    errors += validate_labels(spec.get("nodeSelector") or {}, f"{path}.nodeSelector")
+    errors += validate_affinity(spec.get("affinity"), labels, f"{path}.affinity")
+    errors += _scheduling_gates(spec.get("schedulingGates") or [], f"{path}.schedulingGates")
+    errors += _topology_spread(spec.get("topologySpreadConstraints") or [], labels, path)
+    errors += _names(spec, "nodeName", path)
+    errors += validate_tolerations(spec.get("tolerations") or [], f"{path}.tolerations")
+    errors += _names(spec, "priorityClassName", path)
+    errors += _names(spec, "runtimeClassName", path)
+    if spec.get("preemptionPolicy") is not None:
+        errors += _preemption_policy(spec["preemptionPolicy"], f"{path}.preemptionPolicy")
+    if spec.get("overhead") is not None:
+        errors += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead")
+    if spec.get("os") is not None:
+        errors += _os(spec["os"], f"{path}.os")
+    return errors
+
+
+def _with_host_network_ports(spec: Manifest) -> Manifest:
+    """The spec as defaulting leaves it: with ``hostNetwork``, every container port is also
+    a host port (``hostPort`` defaults to ``containerPort``)."""
+    if not spec.get("hostNetwork"):
+        return spec
+    defaulted = dict(spec)
+    for key in ("containers", "initContainers"):
+        defaulted[key] = [
+            {
+                **container,
+                "ports": [
+                    {**port, "hostPort": port.get("hostPort") or port.get("containerPort")}
+                    for port in container.get("ports") or []
+                ],
+            }
+            for container in spec.get(key) or []
+        ]
+    return defaulted
+
+
+# -- containers ----------------------------------------------------------------------------------
+
+
+def _containers(containers: list[Manifest], path: str) -> list[FieldError]:
+    if not containers:
+        return [required(path)]
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for index, container in enumerate(containers):
+        where = f"{path}[{index}]"
+        errors += _container_common(container, where)
+        name = container.get("name") or ""
+        if name in names:
+            errors.append(duplicate(f"{where}.name", name))
+        names.add(name)
+        errors += _container_restart_policy(container, where)
+    errors += _host_port_conflicts(containers, path, set())
+    return errors
+
+
+def _init_containers(spec: Manifest, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    names = {c.get("name") or "" for c in spec.get("containers") or []}
+    host_ports: set[str] = set()
+    for index, container in enumerate(spec.get("initContainers") or []):
+        where = f"{path}[{index}]"
+        errors += _container_common(container, where)
+        errors += _init_container_restart_policy(container, where)
+        name = container.get("name") or ""
+        if name in names:
+            errors.append(duplicate(f"{where}.name", name))
+        elif name:
+            names.add(name)
+        errors += _host_port_conflicts([container], path, host_ports)
+        if container.get("restartPolicy") != "Always":
+            for probe in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+                if container.get(probe) is not None:
+                    errors.append(forbidden(f"{where}.{probe}", _NOT_A_SIDECAR))
+    return errors
+
+
+_NOT_A_SIDECAR = "may not be set for init containers without restartPolicy=Always"
+_CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+
+
+def _init_container_restart_policy(container: Manifest, path: str) -> list[FieldError]:
+    """``validateInitContainerRestartPolicy`` with ContainerRestartRules on (beta in v1.36):
+    a sidecar (``Always``) takes no restart rules."""
+    policy = container.get("restartPolicy")
+    rules = container.get("restartPolicyRules") or []
+    if policy is None:
+        if rules:
+            detail = "must specify restartPolicy when restart rules are used"
+            return [required(f"{path}.restartPolicy", detail)]
+        return []
+    if policy == "Always":
+        if rules:
+            detail = (
+                "restartPolicyRules are not allowed for init containers with restart policy Always"
+            )
+            return [forbidden(f"{path}.restartPolicyRules", detail)]
+        return []
+    return _container_restart_policy(container, path)
+
+
+def _container_restart_policy(container: Manifest, path: str) -> list[FieldError]:
+    """``validateContainerRestartPolicy``: the policy's value (its rules are not checked)."""
+    policy = container.get("restartPolicy")
+    if policy is None:
+        if container.get("restartPolicyRules"):
+            detail = "must specify restartPolicy when restart rules are used"
+            return [required(f"{path}.restartPolicy", detail)]
+        return []
+    return _one_of(policy, _CONTAINER_RESTART_POLICIES, f"{path}.restartPolicy")
+
+
+def _host_network_ports(spec: Manifest, path: str) -> list[FieldError]:
+    """``validatePodHostNetworkDeps``: on the host's network a port is its host port."""
+    if not spec.get("hostNetwork"):
+        return []
+    errors: list[FieldError] = []
+    for index, container in enumerate(spec.get("containers") or []):
+        for port_index, port in enumerate(container.get("ports") or []):
+            host_port = port.get("hostPort") or 0
+            if host_port != (port.get("containerPort") or 0):
+                where = f"{path}[{index}].ports[{port_index}].hostPort"
+                detail = "must match `containerPort` when `hostNetwork` is true"
+                errors.append(invalid(where, host_port, detail))
+    return errors
+
+
+def _container_common(container: Manifest, path: str) -> list[FieldError]:
+    errors = _required_dns_label(container.get("name") or "", f"{path}.name")
+    if not container.get("image"):
+        errors.append(required(f"{path}.image"))
+    errors += _container_ports(container.get("ports") or [], f"{path}.ports")
+    errors += validate_resource_requirements(container.get("resources") or {}, f"{path}.resources")
+    return errors
+
+
+def _container_ports(ports: list[Manifest], path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for index, port in enumerate(ports):
+        where = f"{path}[{index}]"
+        name = port.get("name") or ""
+        if name:
+            problems = _port_name_problems(name)
+            errors += [invalid(f"{where}.name", name, msg) for msg in problems]
+            if not problems and name in names:
+                errors.append(duplicate(f"{where}.name", name))
+            names.add(name)
+        container_port = port.get("containerPort") or 0
+        if container_port == 0:
+            errors.append(required(f"{where}.containerPort"))
+        elif not 1 <= container_port <= 65535:
+            errors.append(invalid(f"{where}.containerPort", container_port, _PORT_RANGE))
+        host_port = port.get("hostPort") or 0
+        if host_port and not 1 <= host_port <= 65535:
+            errors.append(invalid(f"{where}.hostPort", host_port, _PORT_RANGE))
+        protocol = port.get("protocol")
+        if protocol is not None and protocol not in _PORT_PROTOCOLS:
+            errors.append(not_supported(f"{where}.protocol", protocol, _PORT_PROTOCOLS))
+    return errors
+
+
+_PORT_RANGE = "must be between 1 and 65535, inclusive"
+
+
+def _port_name_problems(name: str) -> list[str]:
+    problems: list[str] = []
+    if len(name) > 15:
+        problems.append("must be no more than 15 characters")
+    if not name or any(c not in "-abcdefghijklmnopqrstuvwxyz0123456789" for c in name):
+        problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not any("a" <= c <= "z" for c in name):
+        problems.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        problems.append("must not contain consecutive hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        problems.append("must not begin or end with a hyphen")
+    return problems
+
+
+def _host_port_conflicts(containers: list[Manifest], path: str, seen: set[str]) -> list[FieldError]:
+    """``AccumulateUniqueHostPorts``: one protocol, host IP and host port per pod."""
+    errors: list[FieldError] = []
+    for index, container in enumerate(containers):
+        for port_index, port in enumerate(container.get("ports") or []):
+            host_port = port.get("hostPort") or 0
+            if not host_port:
+                continue
+            key = f"{port.get('protocol') or 'TCP'}/{port.get('hostIP') or ''}/{host_port}"
+            if key in seen:
+                where = f"{path}[{index}].ports[{port_index}].hostPort"
+                errors.append(duplicate(where, key))
+            seen.add(key)
+    return errors
+
+
+# -- resources -----------------------------------------------------------------------------------
+
+
+def _pod_resources(spec: Manifest, path: str) -> list[FieldError]:
+    """Pod-level ``resources`` (PodLevelResources, on by default in v1.36)."""
+    resources = spec.get("resources")
+    if resources is None:
+        return []
+    where = f"{path}.resources"
+    if (spec.get("os") or {}).get("name") == "windows":
+        return [forbidden(where, "may not be set for a windows pod")]
+    errors: list[FieldError] = []
+    if resources.get("claims") is not None:
+        detail = "claims may not be set for Resources at pod-level"
+        errors.append(forbidden(f"{where}.claims", detail))
+    errors += validate_resource_requirements(resources, where, pod_level=True)
+    return errors
+
+
+# -- scheduling constraints ----------------------------------------------------------------------
+
+
+def _topology_spread(
+    constraints: list[Manifest], labels: Mapping[str, str], spec_path: str
+) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for index, constraint in enumerate(constraints):
+        path = f"{spec_path}.topologySpreadConstraints[{index}]"
+        max_skew = constraint.get("maxSkew") or 0
+        if max_skew <= 0:
+            errors.append(invalid(f"{path}.maxSkew", max_skew, IS_NOT_POSITIVE))
+        if not constraint.get("topologyKey"):
+            errors.append(required(f"{path}.topologyKey", "can not be empty"))
+        action = constraint.get("whenUnsatisfiable") or ""
+        if action not in _SCHEDULE_ACTIONS:
+            errors.append(not_supported(f"{path}.whenUnsatisfiable", action, _SCHEDULE_ACTIONS))
+        errors += _repeated_constraint(constraint, constraints[index + 1 :], path)
+        errors += _min_domains(constraint.get("minDomains"), action, f"{path}.minDomains")
+        for policy in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            value = constraint.get(policy)
+            if value is not None and value not in _NODE_INCLUSION_POLICIES:
+                errors.append(not_supported(f"{path}.{policy}", value, _NODE_INCLUSION_POLICIES))
+        match_keys = constraint.get("matchLabelKeys") or []
+        selector = merged_selector(constraint.get("labelSelector"), labels, match_keys, [])
+        errors += validate_label_keys(path, match_keys, [], selector)
+        errors += validate_label_selector(selector, f"{path}.labelSelector")
+    return errors
+
+
+def _repeated_constraint(constraint: Manifest, rest: list[Manifest], path: str) -> list[FieldError]:
+    pair = (constraint.get("topologyKey") or "", constraint.get("whenUnsatisfiable") or "")
+    for other in rest:
+        if (other.get("topologyKey") or "", other.get("whenUnsatisfiable") or "") == pair:
+            where = f"{path}.{{topologyKey, whenUnsatisfiable}}"
+            return [duplicate(where, f"{{{pair[0]}, {pair[1]}}}")]
+    return []
+
+
+def _min_domains(min_domains: int | None, action: str, path: str) -> list[FieldError]:
+    if min_domains is None:
+        return []
+    errors: list[FieldError] = []
+    if min_domains <= 0:
+        errors.append(invalid(path, min_domains, IS_NOT_POSITIVE))
+    if action != "DoNotSchedule":
+        detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
+        errors.append(invalid(path, min_domains, detail))
+    return errors
+
+
+def _scheduling_gates(gates: list[Manifest], path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for index, gate in enumerate(gates):
+        name = gate.get("name") or ""
+        errors += validate_label_name(name, f"{path}[{index}]")
+        if name in seen:
+            errors.append(duplicate(f"{path}[{index}]", name))
+        seen.add(name)
+    return errors
+
+
+# -- the rest ------------------------------------------------------------------------------------
+
+
+def _volumes(volumes: list[Manifest], path: str) -> list[FieldError]:
+    """Volume names (unique DNS labels) and the claim a ``persistentVolumeClaim`` names."""
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for index, volume in enumerate(volumes):
+        where = f"{path}[{index}]"
+        found: list[FieldError] = []
+        claim = volume.get("persistentVolumeClaim")
+        if claim is not None and not claim.get("claimName"):
+            found.append(required(f"{where}.persistentVolumeClaim.claimName"))
+        name = volume.get("name") or ""
+        found += _required_dns_label(name, f"{where}.name")
+        if name in names:
+            found.append(duplicate(f"{where}.name", name))
+        if not found:
+            names.add(name)
+        errors += found
+    return errors
+
+
+def _required_dns_label(name: str, path: str) -> list[FieldError]:
+    if not name:
+        return [required(path)]
+    return [invalid(path, name, msg) for msg in is_dns1123_label(name)]
+
+
+def _names(spec: Manifest, key: str, path: str) -> list[FieldError]:
+    """A node, PriorityClass or RuntimeClass name: a DNS subdomain when given."""
+    value = spec.get(key)
+    if not value:
+        return []
+    return [invalid(f"{path}.{key}", value, msg) for msg in is_dns1123_subdomain(value)]
+
+
+def _one_of(value: str | None, allowed: tuple[str, ...], path: str) -> list[FieldError]:
+    if value is None or value in allowed:
+        return []
+    return [not_supported(path, value, allowed)]
+
+
+def _os(os: Manifest, path: str) -> list[FieldError]:
+    name = os.get("name") or ""
+    if not name:
+        return [required(f"{path}.name")]
+    return _one_of(name, ("linux", "windows"), path)
+
+
+def _preemption_policy(policy: str, path: str) -> list[FieldError]:
+    if policy == "":
+        return [required(path)]
+    return _one_of(policy, _PREEMPTION_POLICIES, path)

@@ -1,0 +1,554 @@
+"""Pod validation as kube-apiserver's ``ValidatePodCreate``: cases from upstream's
+validation_test.go tables (TestValidateTopologySpreadConstraints, TestValidateTolerations,
+TestValidateResourceRequirements, TestValidateAffinity, ...), with upstream's paths and
+messages."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from framework.api.errors import InvalidObjectError
+from framework.api.loader import parse_new_object
+from framework.api.validation.pod import validate_pod
+
+BASE = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "web", "labels": {"app": "web"}},
+    "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+}
+
+
+def errors_of(edit) -> list[str]:
+    manifest = copy.deepcopy(BASE)
+    edit(manifest)
+    return [str(e) for e in validate_pod(manifest)]
+
+
+def spec(**fields):
+    return lambda m: m["spec"].update(fields)
+
+
+def container(**fields):
+    return lambda m: m["spec"]["containers"][0].update(fields)
+
+
+def resources(requests=None, limits=None):
+    value = {}
+    if requests is not None:
+        value["requests"] = requests
+    if limits is not None:
+        value["limits"] = limits
+    return container(resources=value)
+
+
+def tsc(**fields):
+    constraint = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+    return spec(topologySpreadConstraints=[{**constraint, **fields}])
+
+
+def toleration(**fields):
+    return spec(tolerations=[fields])
+
+
+def required_node_terms(*terms):
+    return spec(
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
+            }
+        }
+    )
+
+
+def pod_affinity_term(**fields):
+    term = {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "db"}}, **fields}
+    return spec(
+        affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    )
+
+
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+AFFINITY_TERM = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+NODE_TERM = (
+    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+)
+RES = "spec.containers[0].resources"
+TSC = "spec.topologySpreadConstraints[0]"
+
+CASES = [
+    ("a valid pod", lambda m: None, []),
+    # containers
+    ("a pod without containers", spec(containers=[]), ["spec.containers: Required value"]),
+    (
+        "a container without name and image",
+        lambda m: m["spec"].update(containers=[{}]),
+        ["spec.containers[0].name: Required value", "spec.containers[0].image: Required value"],
+    ),
+    (
+        "duplicate container names",
+        lambda m: m["spec"]["containers"].append({"name": "c", "image": "x"}),
+        ['spec.containers[1].name: Duplicate value: "c"'],
+    ),
+    (
+        "an image with blanks around it",
+        container(image=" nginx"),
+        [
+            'spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing '
+            "whitespace"
+        ],
+    ),
+    # resources (TestValidateResourceRequirements)
+    (
+        "a negative request",
+        resources(requests={"cpu": "-1"}),
+        [f'{RES}.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0'],
+    ),
+    (
+        "requests above limits",
+        resources(requests={"cpu": "2", "memory": "2Gi"}, limits={"cpu": "1", "memory": "2Gi"}),
+        [f'{RES}.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'],
+    ),
+    (
+        "an extended resource request without its limit",
+        resources(requests={"example.com/gpu": "1"}),
+        [f"{RES}.limits: Required value: Limit must be set for non overcommitable resources"],
+    ),
+    (
+        "an extended resource request unequal to its limit",
+        resources(requests={"example.com/gpu": "1"}, limits={"example.com/gpu": "2"}),
+        [f'{RES}.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2'],
+    ),
+    (
+        "a fractional extended resource",
+        resources(requests={"example.com/gpu": "500m"}, limits={"example.com/gpu": "500m"}),
+        [
+            f'{RES}.limits[example.com/gpu]: Invalid value: "500m": must be an integer',
+            f'{RES}.requests[example.com/gpu]: Invalid value: "500m": must be an integer',
+        ],
+    ),
+    (
+        "a resource that is not a container resource",
+        resources(requests={"pods": "1"}),
+        [
+            f'{RES}.requests[pods]: Invalid value: "pods": must be a standard resource for '
+            "containers"
+        ],
+    ),
+    (
+        "hugepages without cpu or memory",
+        resources(requests={"hugepages-2Mi": "2Mi"}, limits={"hugepages-2Mi": "2Mi"}),
+        [f"{RES}: Forbidden: HugePages require cpu or memory"],
+    ),
+    (
+        # The apiserver keeps decimal exponents uncapped: 1e309 is a valid, huge quantity.
+        "a huge decimal exponent",
+        resources(requests={"cpu": "1e309"}),
+        [],
+    ),
+    (
+        "pod-level resources above their limit",
+        spec(resources={"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}),
+        [
+            'spec.resources.requests: Invalid value: "2": must be less than or equal to cpu '
+            "limit of 1"
+        ],
+    ),
+    (
+        "a pod-level resource not supported",
+        spec(resources={"requests": {"ephemeral-storage": "1Gi"}}),
+        [
+            'spec.resources.requests[ephemeral-storage]: Unsupported value: "ephemeral-storage": '
+            'supported values: "cpu", "memory"'
+        ],
+    ),
+    # ports
+    (
+        "a host port out of range and conflicting host ports",
+        container(
+            ports=[
+                {"containerPort": 80, "hostPort": 70000},
+                {"containerPort": 81, "hostPort": 8080},
+                {"containerPort": 82, "hostPort": 8080},
+            ]
+        ),
+        [
+            "spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and "
+            "65535, inclusive",
+            'spec.containers[0].ports[2].hostPort: Duplicate value: "TCP//8080"',
+        ],
+    ),
+    # TestValidatePodSpec: host network (its hostPort is defaulted first, as on create)
+    (
+        "with hostNetwork hostPort not equal to containerPort",
+        lambda m: m["spec"].update(
+            hostNetwork=True,
+            containers=[
+                {"name": "ctr", "image": "x", "ports": [{"containerPort": 2600, "hostPort": 8080}]}
+            ],
+        ),
+        [
+            "spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match "
+            "`containerPort` when `hostNetwork` is true"
+        ],
+    ),
+    (
+        "with hostNetwork hostPort unspecified, defaulted to containerPort",
+        lambda m: m["spec"].update(
+            hostNetwork=True,
+            containers=[
+                {"name": "a", "image": "x", "ports": [{"containerPort": 2600}]},
+                {"name": "b", "image": "x", "ports": [{"containerPort": 2600}]},
+            ],
+        ),
+        ['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//2600"'],
+    ),
+    # containers' restart policies (ContainerRestartRules is on in v1.36)
+    (
+        "an unknown container restart policy",
+        container(restartPolicy="Sometimes"),
+        [
+            'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported '
+            'values: "Always", "Never", "OnFailure"'
+        ],
+    ),
+    (
+        "a sidecar with restart rules",
+        spec(
+            initContainers=[
+                {
+                    "name": "proxy",
+                    "image": "envoy",
+                    "restartPolicy": "Always",
+                    "restartPolicyRules": [{"action": "Restart"}],
+                }
+            ]
+        ),
+        [
+            "spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are not "
+            "allowed for init containers with restart policy Always"
+        ],
+    ),
+    (
+        "probes on an init container that is not a sidecar",
+        spec(
+            initContainers=[
+                {
+                    "name": "setup",
+                    "image": "busybox",
+                    "readinessProbe": {"exec": {"command": ["a"]}},
+                }
+            ]
+        ),
+        [
+            "spec.initContainers[0].readinessProbe: Forbidden: may not be set for init "
+            "containers without restartPolicy=Always"
+        ],
+    ),
+    (
+        "an init container named like an app container",
+        spec(initContainers=[{"name": "c", "image": "busybox"}]),
+        ['spec.initContainers[0].name: Duplicate value: "c"'],
+    ),
+    (
+        "bad OS for PodLevelResources hides bad cpu limit",
+        spec(os={"name": "windows"}, resources={"limits": {"cpu": "100m"}}),
+        ["spec.resources: Forbidden: may not be set for a windows pod"],
+    ),
+    (
+        "an unknown OS",
+        spec(os={"name": "plan9"}),
+        ['spec.os: Unsupported value: "plan9": supported values: "linux", "windows"'],
+    ),
+    (
+        "bad nodeName",
+        spec(nodeName="node name"),
+        [f'spec.nodeName: Invalid value: "node name": {SUBDOMAIN_MSG}'],
+    ),
+    (
+        "bad RuntimeClassName",
+        spec(runtimeClassName="invalid/sandbox"),
+        [f'spec.runtimeClassName: Invalid value: "invalid/sandbox": {SUBDOMAIN_MSG}'],
+    ),
+    # metadata
+    (
+        "an invalid label key and value",
+        lambda m: m["metadata"].update(labels={"-a": "b c"}),
+        [
+            'metadata.labels: Invalid value: "-a": name part must consist of alphanumeric '
+            "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+            "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            'metadata.labels: Invalid value: "b c": a valid label must be an empty string or '
+            "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+            "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        ],
+    ),
+    (
+        "an invalid namespace",
+        lambda m: m["metadata"].update(namespace="Team"),
+        [
+            'metadata.namespace: Invalid value: "Team": a lowercase RFC 1123 label must consist '
+            "of lower case alphanumeric characters or '-', and must start and end with an "
+            "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+        ],
+    ),
+    # tolerations (TestValidateTolerations)
+    (
+        "an empty key with operator Equal",
+        toleration(operator="Equal", value="bar", effect="NoSchedule"),
+        [
+            'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when '
+            '`key` is empty, which means "match all values and all keys"'
+        ],
+    ),
+    (
+        "tolerationSeconds without NoExecute",
+        toleration(key="foo", operator="Exists", effect="NoSchedule", tolerationSeconds=20),
+        [
+            'spec.tolerations[0].effect: Invalid value: "NoSchedule": effect must be '
+            "'NoExecute' when `tolerationSeconds` is set"
+        ],
+    ),
+    (
+        "a value with operator Exists",
+        toleration(key="foo", operator="Exists", value="bar"),
+        [
+            'spec.tolerations[0].operator: Invalid value: "bar": value must be empty when '
+            "`operator` is 'Exists'"
+        ],
+    ),
+    (
+        "an unknown operator and effect",
+        toleration(key="foo", operator="In", effect="Sometimes"),
+        [
+            'spec.tolerations[0].operator: Unsupported value: "In": supported values: "Equal", '
+            '"Exists"',
+            'spec.tolerations[0].effect: Unsupported value: "Sometimes": supported values: '
+            '"NoSchedule", "PreferNoSchedule", "NoExecute"',
+        ],
+    ),
+    (
+        "the alpha comparison operators are off",
+        toleration(key="foo", operator="Gt", value="5"),
+        [
+            'spec.tolerations[0].operator: Unsupported value: "Gt": supported values: "Equal", '
+            '"Exists", "Lt", "Gt"'
+        ],
+    ),
+    # node affinity (TestValidateAffinity)
+    (
+        "required node affinity without terms",
+        required_node_terms(),
+        [f"{NODE_TERM}: Required value: must have at least one node selector term"],
+    ),
+    (
+        "node selector operators and their values",
+        required_node_terms(
+            {
+                "matchExpressions": [
+                    {"key": "zone", "operator": "In"},
+                    {"key": "zone", "operator": "Exists", "values": ["a"]},
+                    {"key": "zone", "operator": "Gt", "values": ["1", "2"]},
+                    {"key": "zone", "operator": "Near", "values": ["a"]},
+                ]
+            }
+        ),
+        [
+            f"{NODE_TERM}[0].matchExpressions[0].values: Required value: must be specified when "
+            "`operator` is 'In' or 'NotIn'",
+            f"{NODE_TERM}[0].matchExpressions[1].values: Forbidden: may not be specified when "
+            "`operator` is 'Exists' or 'DoesNotExist'",
+            f"{NODE_TERM}[0].matchExpressions[2].values: Required value: must be specified single "
+            "value when `operator` is 'Lt' or 'Gt'",
+            f'{NODE_TERM}[0].matchExpressions[3].operator: Invalid value: "Near": not a valid '
+            "selector operator",
+        ],
+    ),
+    (
+        "a match field other than metadata.name",
+        required_node_terms(
+            {"matchFields": [{"key": "metadata.uid", "operator": "In", "values": ["a"]}]}
+        ),
+        [
+            f'{NODE_TERM}[0].matchFields[0].key: Invalid value: "metadata.uid": not a valid '
+            "field selector key"
+        ],
+    ),
+    (
+        "a preferred weight out of range",
+        spec(
+            affinity={
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 101, "preference": {"matchExpressions": []}}
+                    ]
+                }
+            }
+        ),
+        [
+            "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+            "weight: Invalid value: 101: must be in the range 1-100"
+        ],
+    ),
+    # pod affinity
+    (
+        "a pod affinity term without topology key",
+        pod_affinity_term(topologyKey=""),
+        [
+            f"{AFFINITY_TERM}.topologyKey: Required value: can not be empty",
+            f'{AFFINITY_TERM}.topologyKey: Invalid value: "": name part must be non-empty',
+            f'{AFFINITY_TERM}.topologyKey: Invalid value: "": name part must consist of '
+            "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+            "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ],
+    ),
+    (
+        "a key in both matchLabelKeys and the selector",
+        pod_affinity_term(labelSelector={"matchLabels": {"app": "web"}}, matchLabelKeys=["app"]),
+        [
+            f'{AFFINITY_TERM}[0]: Invalid value: "app": exists in both matchLabelKeys and '
+            "labelSelector"
+        ],
+    ),
+    (
+        "a key in both matchLabelKeys and mismatchLabelKeys",
+        pod_affinity_term(matchLabelKeys=["tier"], mismatchLabelKeys=["tier"]),
+        [
+            f'{AFFINITY_TERM}.matchLabelKeys[0]: Invalid value: "tier": exists in both '
+            "matchLabelKeys and mismatchLabelKeys"
+        ],
+    ),
+    (
+        "matchLabelKeys without a selector",
+        pod_affinity_term(labelSelector=None, matchLabelKeys=["app"]),
+        [
+            f"{AFFINITY_TERM}.matchLabelKeys: Forbidden: must not be specified when labelSelector "
+            "is not set"
+        ],
+    ),
+    # topology spread (TestValidateTopologySpreadConstraints)
+    ("all required fields ok", tsc(), []),
+    (
+        "missing MaxSkew",
+        tsc(maxSkew=0),
+        [f"{TSC}.maxSkew: Invalid value: 0: must be greater than zero"],
+    ),
+    (
+        "negative minDomains is invalid",
+        tsc(minDomains=-1),
+        [f"{TSC}.minDomains: Invalid value: -1: must be greater than zero"],
+    ),
+    (
+        "cannot use non-nil MinDomains with ScheduleAnyway",
+        tsc(minDomains=10, whenUnsatisfiable="ScheduleAnyway"),
+        [
+            f"{TSC}.minDomains: Invalid value: 10: can only use minDomains if "
+            "whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"
+        ],
+    ),
+    (
+        "missing TopologyKey",
+        tsc(topologyKey=""),
+        [f"{TSC}.topologyKey: Required value: can not be empty"],
+    ),
+    (
+        "unsupported WhenUnsatisfiable",
+        tsc(whenUnsatisfiable="N/A"),
+        [
+            f'{TSC}.whenUnsatisfiable: Unsupported value: "N/A": supported values: '
+            '"DoNotSchedule", "ScheduleAnyway"'
+        ],
+    ),
+    (
+        "duplicate constraints",
+        spec(
+            topologySpreadConstraints=[
+                {"maxSkew": 1, "topologyKey": "k8s.io/zone", "whenUnsatisfiable": "DoNotSchedule"},
+                {"maxSkew": 2, "topologyKey": "k8s.io/zone", "whenUnsatisfiable": "DoNotSchedule"},
+            ]
+        ),
+        [
+            "spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "
+            '"{k8s.io/zone, DoNotSchedule}"'
+        ],
+    ),
+    (
+        "unsupported node inclusion policies",
+        tsc(nodeAffinityPolicy="N/A", nodeTaintsPolicy="N/A"),
+        [
+            f'{TSC}.nodeAffinityPolicy: Unsupported value: "N/A": supported values: "Honor", '
+            '"Ignore"',
+            f'{TSC}.nodeTaintsPolicy: Unsupported value: "N/A": supported values: "Honor", '
+            '"Ignore"',
+        ],
+    ),
+    (
+        "key exists in both matchLabelKeys and labelSelector",
+        tsc(labelSelector={"matchLabels": {"app": "web"}}, matchLabelKeys=["app"]),
+        [f'{TSC}[0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector'],
+    ),
+    # scheduling gates, priority, volumes, names
+    (
+        "duplicate and invalid scheduling gates",
+        spec(schedulingGates=[{"name": "example.com/gate"}, {"name": "example.com/gate"}]),
+        ['spec.schedulingGates[1]: Duplicate value: "example.com/gate"'],
+    ),
+    (
+        "an invalid priority class name and preemption policy",
+        spec(priorityClassName="High", preemptionPolicy="Sometimes"),
+        [
+            'spec.priorityClassName: Invalid value: "High": a lowercase RFC 1123 subdomain must '
+            "consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+            "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            'spec.preemptionPolicy: Unsupported value: "Sometimes": supported values: '
+            '"PreemptLowerPriority", "Never"',
+        ],
+    ),
+    (
+        "a claim volume without claim name and a duplicate volume",
+        spec(
+            volumes=[
+                {"name": "data", "persistentVolumeClaim": {}},
+                {"name": "cache", "emptyDir": {}},
+                {"name": "cache", "emptyDir": {}},
+            ]
+        ),
+        [
+            "spec.volumes[0].persistentVolumeClaim.claimName: Required value",
+            'spec.volumes[2].name: Duplicate value: "cache"',
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_pod_validation(edit, expected):
+    assert errors_of(edit) == expected
+
+
+def test_every_problem_is_listed_at_once_and_nothing_is_returned():
+    manifest = copy.deepcopy(BASE)
+    manifest["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "-1"}}
+    manifest["spec"]["priority"] = 0
+    manifest["spec"]["tolerations"] = [{"operator": "Equal", "value": "x"}]
+    with pytest.raises(InvalidObjectError) as excinfo:
+        parse_new_object(manifest)
+    assert str(excinfo.value) == (
+        'Pod "default/web" is invalid: ['
+        'spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than '
+        "or equal to 0, "
+        'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when '
+        '`key` is empty, which means "match all values and all keys"]'
+    )
+    assert len(excinfo.value.errors) == 2
