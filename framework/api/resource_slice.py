@@ -42,12 +42,44 @@ class DeviceAttribute:
 
 
 @dataclass(frozen=True, slots=True)
+class CapacityRequestPolicyRange:
+    min: Quantity | None = None
+    max: Quantity | None = None
+    step: Quantity | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> CapacityRequestPolicyRange:
+        return cls(f.quantity("min"), f.quantity("max"), f.quantity("step"))
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRequestPolicy:
+    """How much of a shareable device's capacity one allocation may consume."""
+
+    default: Quantity | None = None
+    valid_values: tuple[Quantity, ...] = ()
+    valid_range: CapacityRequestPolicyRange | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> CapacityRequestPolicy:
+        return cls(
+            default=f.quantity("default"),
+            valid_values=tuple(f.quantity_list("validValues")),
+            valid_range=f.parse_optional("validRange", CapacityRequestPolicyRange.parse),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceCapacity:
     value: Quantity
+    request_policy: CapacityRequestPolicy | None = None
 
     @classmethod
     def parse(cls, f: Fields) -> DeviceCapacity:
-        return cls(f.quantity("value") or Quantity())
+        return cls(
+            f.quantity("value") or Quantity(),
+            f.parse_optional("requestPolicy", CapacityRequestPolicy.parse),
+        )
 
 
 @dataclass(frozen=True, slots=True)

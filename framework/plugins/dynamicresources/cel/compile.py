@@ -190,6 +190,10 @@ def _identifier(tree: Any) -> str | None:
 def _error_text(err: CELEvalError) -> str:
     """cel-go's wording for the errors a selector meets most: a missing key, a wrong type."""
     message = str(err.args[0]) if err.args else str(err)
+    # celpy appends its whole activation to an undeclared name; cel-go names only the name.
+    message = message.split(" (in activation", 1)[0]
+    if message.startswith("undeclared reference"):
+        return message
     if len(err.args) > 1 and err.args[1] is KeyError:
         key = _missing_key(err)
         if key is not None:

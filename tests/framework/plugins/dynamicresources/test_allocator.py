@@ -1,0 +1,975 @@
+"""The structured allocator: upstream's allocatortesting table (allocator_testing.go).
+
+Each case keeps upstream's name, features (all off unless the case names some), objects and
+expected results; results of one claim are compared as a set, as upstream's ``ConsistOf``.
+Error messages name claims ``default/claim-0`` (see allocator_builders).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from framework.api.device_class import DeviceClass
+from framework.api.node import Node
+from framework.api.resource_claim import ResourceClaim
+from framework.api.resource_slice import ResourceSlice
+from framework.plugins.dynamicresources.structured.allocator import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    Allocator,
+)
+from framework.plugins.dynamicresources.structured.pools import AllocationError
+from framework.plugins.dynamicresources.structured.types import (
+    AllocatedState,
+    DeviceID,
+    Features,
+)
+from tests.framework.plugins.dynamicresources.allocator_builders import (
+    CLAIM0,
+    CLAIM1,
+    CLASS_A,
+    CLASS_B,
+    DEVICE0,
+    DEVICE1,
+    DEVICE2,
+    DEVICE3,
+    DRIVER_A,
+    DRIVER_B,
+    NODE1,
+    NODE2,
+    NODE_SELECTION_ALL,
+    POOL1,
+    POOL2,
+    POOL3,
+    POOL4,
+    REGION1,
+    REGION2,
+    REQ0,
+    REQ1,
+    REQ2,
+    SLICE1,
+    SLICE2,
+    all_device_request,
+    allocation_result,
+    cel,
+    claim,
+    claim_with_request,
+    class_with_config,
+    counter_consumption,
+    counter_set,
+    device,
+    device_allocation_result,
+    device_class,
+    device_configuration,
+    local_node_selector,
+    match_attribute,
+    node,
+    node_label_selector,
+    normalized,
+    request,
+    resource_pool,
+    slice_with_devices,
+    slice_with_multiple_devices,
+    slice_with_one_device,
+)
+
+INT_ATTRIBUTE = f"{DRIVER_A}/numa"
+VERSION_ATTRIBUTE = f"{DRIVER_A}/driverVersion"
+STRING_ATTRIBUTE = f"{DRIVER_A}/stringAttribute"
+BOOL_ATTRIBUTE = f"{DRIVER_A}/boolAttribute"
+NON_EXISTENT_ATTRIBUTE = f"{DRIVER_A}/NonExistentAttribute"
+
+
+@dataclass
+class Case:
+    claims: list[ResourceClaim] = field(default_factory=list)
+    classes: list[DeviceClass] = field(default_factory=list)
+    slices: list[ResourceSlice] = field(default_factory=list)
+    node: Node | None = None
+    allocated_devices: list[DeviceID] = field(default_factory=list)
+    features: Features = field(default_factory=Features)
+    expect_results: list[dict[str, Any]] | None = None
+    expect_error: str = ""
+
+
+def memory_device(name: str, memory: str) -> dict[str, Any]:
+    return device(name, {"memory": memory})
+
+
+def memory_request(name: str, at_least: str) -> dict[str, Any]:
+    return request(
+        name,
+        CLASS_A,
+        1,
+        cel(f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{at_least}")) >= 0'),
+    )
+
+
+def all_attributes(version: str, numa: int, text: str, flag: bool) -> dict[str, Any]:
+    return {
+        "driverVersion": {"version": version},
+        "numa": {"int": numa},
+        "stringAttribute": {"string": text},
+        "boolAttribute": {"bool": flag},
+    }
+
+
+ADMIN = {"adminAccess": True}
+
+CASES: dict[str, Case] = {
+    "empty": Case(),
+    "simple": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+            )
+        ],
+    ),
+    "other-node": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+            slice_with_one_device(SLICE2, NODE2, POOL2, DRIVER_A),
+        ],
+        node=node(NODE2, REGION2),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE2),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE1),
+            )
+        ],
+    ),
+    "small-and-large": Case(
+        claims=[claim(CLAIM0, memory_request(REQ0, "1Gi"), memory_request(REQ1, "2Gi"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                memory_device(DEVICE1, "1Gi"),
+                memory_device(DEVICE2, "2Gi"),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+            )
+        ],
+    ),
+    "small-and-large-backtrack-requests": Case(
+        claims=[claim(CLAIM0, memory_request(REQ0, "1Gi"), memory_request(REQ1, "2Gi"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        # The large device comes first and is taken for the small request at first.
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                memory_device(DEVICE2, "2Gi"),
+                memory_device(DEVICE1, "1Gi"),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+            )
+        ],
+    ),
+    "small-and-large-backtrack-claims": Case(
+        claims=[
+            claim(CLAIM0, memory_request(REQ0, "1Gi")),
+            claim(CLAIM1, memory_request(REQ1, "2Gi")),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                memory_device(DEVICE2, "2Gi"),
+                memory_device(DEVICE1, "1Gi"),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1), device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1)
+            ),
+            allocation_result(
+                local_node_selector(NODE1), device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2)
+            ),
+        ],
+    ),
+    "devices-split-across-different-slices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+            slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_A),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE1),
+            )
+        ],
+    ),
+    "obsolete-slice": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(
+                "slice-1-obsolete", NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+            ),
+            # A newer generation makes the other slice obsolete.
+            slice_with_devices(
+                "slice-1-obsolete", NODE1, resource_pool(POOL1, 2, 2), DRIVER_A, device(DEVICE2)
+            ),
+        ],
+        node=node(NODE1, REGION1),
+    ),
+    "duplicate-slice": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)),
+            slice_with_devices(
+                SLICE1 + "-2", NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+            ),
+        ],
+        node=node(NODE1, REGION1),
+        expect_error="invalid resource pools were encountered",
+    ),
+    "no-slices": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "not-enough-suitable-devices": Case(
+        claims=[
+            claim_with_request(CLAIM0, REQ0, CLASS_A),
+            claim_with_request(CLAIM0, REQ1, CLASS_A),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "no-classes": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="could not retrieve device class class-a",
+    ),
+    "unknown-class": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, "unknown-class")],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="could not retrieve device class unknown-class",
+    ),
+    "empty-class": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, "")],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error=(
+            "claim default/claim-0, request req-0: missing device class name"
+            " (unsupported request type?)"
+        ),
+    ),
+    "no-claims-to-allocate": Case(
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "all-devices-single": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+            )
+        ],
+    ),
+    "all-devices-with-consumed-counters": Case(
+        features=Features(partitionable_devices=True),
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                resource_pool(POOL1, 2),
+                DRIVER_A,
+                device(
+                    DEVICE1,
+                    consumesCounters=[counter_consumption("counter-set-1", {"memory": "4Gi"})],
+                ),
+            ),
+            slice_with_devices(
+                SLICE2,
+                NODE1,
+                resource_pool(POOL1, 2),
+                DRIVER_A,
+                shared_counters=[counter_set("counter-set-1", {"memory": "8Gi"})],
+            ),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+            )
+        ],
+    ),
+    "all-devices-many": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+            slice_with_one_device(SLICE1, NODE1, POOL2, DRIVER_A),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE1),
+            )
+        ],
+    ),
+    "all-devices-no-solution": Case(
+        claims=[
+            claim(CLAIM1, request(REQ0, CLASS_A, 1)),
+            claim(CLAIM0, all_device_request(REQ0, CLASS_A)),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "all-devices-no-solution-reversed": Case(
+        claims=[
+            claim(CLAIM0, all_device_request(REQ0, CLASS_A)),
+            claim(CLAIM1, request(REQ0, CLASS_A, 1)),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "all-devices-slice-without-devices": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "all-devices-some-allocated": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+        ],
+        node=node(NODE1, REGION1),
+    ),
+    "all-devices-some-allocated-admin-access": Case(
+        features=Features(admin_access=True),
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A, **ADMIN))],
+        allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2, True),
+            )
+        ],
+    ),
+    "all-devices-some-allocating-admin-access": Case(
+        features=Features(admin_access=True),
+        # The second request asks for all devices, but the first takes one of them.
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, 1, **ADMIN),
+                all_device_request(REQ1, CLASS_A, **ADMIN),
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+        ],
+        node=node(NODE1, REGION1),
+    ),
+    "count-devices-some-allocated-admin-access": Case(
+        features=Features(admin_access=True),
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2, **ADMIN))],
+        allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2, True),
+            )
+        ],
+    ),
+    "separate-claims-share-device-admin-access": Case(
+        features=Features(admin_access=True),
+        claims=[
+            claim(CLAIM0, request(REQ0, CLASS_A, 1, **ADMIN)),
+            claim(CLAIM1, request(REQ0, CLASS_A, 1, **ADMIN)),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+            ),
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+            ),
+        ],
+    ),
+    "admin-access-claims-device-allocating-for-non-admin-access": Case(
+        features=Features(admin_access=True),
+        claims=[
+            claim_with_request(CLAIM0, REQ0, CLASS_A),
+            claim(CLAIM1, request(REQ0, CLASS_A, 1, **ADMIN)),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+            ),
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+            ),
+        ],
+    ),
+    "network-attached-device": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, node_label_selector("region", REGION1), POOL1, DRIVER_A)
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                node_label_selector("region", REGION1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+            )
+        ],
+    ),
+    "unsuccessful-allocation-network-attached-device": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, node_label_selector("region", REGION1), POOL1, DRIVER_A)
+        ],
+        node=node(NODE2, REGION2),
+    ),
+    "many-network-attached-devices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 4))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, node_label_selector("region", REGION1), POOL1, DRIVER_A),
+            slice_with_one_device(SLICE1, NODE_SELECTION_ALL, POOL2, DRIVER_A),
+            slice_with_one_device(SLICE1, node_label_selector("planet", "earth"), POOL3, DRIVER_A),
+            slice_with_one_device(SLICE1, local_node_selector(NODE1), POOL4, DRIVER_A),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {"key": "region", "operator": "In", "values": [REGION1]},
+                                {"key": "planet", "operator": "In", "values": ["earth"]},
+                            ],
+                            "matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": [NODE1]}
+                            ],
+                        }
+                    ]
+                },
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL3, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL4, DEVICE1),
+            )
+        ],
+    ),
+    "local-and-network-attached-devices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_one_device(SLICE1, node_label_selector("region", REGION1), POOL1, DRIVER_A),
+            slice_with_one_device(SLICE1, NODE1, POOL2, DRIVER_A),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE1),
+            )
+        ],
+    ),
+    "several-different-drivers": Case(
+        claims=[
+            claim_with_request(CLAIM0, REQ0, CLASS_A),
+            claim_with_request(CLAIM0, REQ0, CLASS_B),
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[
+            slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)),
+            slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1), device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1)
+            ),
+            allocation_result(
+                local_node_selector(NODE1), device_allocation_result(REQ0, DRIVER_B, POOL1, DEVICE1)
+            ),
+        ],
+    ),
+    "already-allocated-devices": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1), DeviceID(DRIVER_A, POOL1, DEVICE2)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    "admin-access-disabled": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, **ADMIN))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error=(
+            "claim default/claim-0, request req-0: admin access is requested, but the feature"
+            " is disabled"
+        ),
+    ),
+    "admin-access-enabled": Case(
+        features=Features(admin_access=True),
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, **ADMIN))],
+        allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1), DeviceID(DRIVER_A, POOL1, DEVICE2)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+            )
+        ],
+    ),
+    "with-constraint": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, 1),
+                request(REQ1, CLASS_A, 1),
+                constraints=[
+                    match_attribute(INT_ATTRIBUTE),
+                    match_attribute(VERSION_ATTRIBUTE),
+                    match_attribute(STRING_ATTRIBUTE),
+                    match_attribute(BOOL_ATTRIBUTE),
+                ],
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                device(
+                    DEVICE1, attributes=all_attributes("1.0.0", 1, "stringAttributeValue", True)
+                ),
+                device(
+                    DEVICE2, attributes=all_attributes("1.0.0", 1, "stringAttributeValue", True)
+                ),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+            )
+        ],
+    ),
+    "with-constraint-non-existent-attribute": Case(
+        claims=[
+            claim_with_request(
+                CLAIM0, REQ0, CLASS_A, constraints=[match_attribute(NON_EXISTENT_ATTRIBUTE)]
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+    ),
+    **{
+        f"with-constraint-not-matching-{kind}-attribute": Case(
+            claims=[
+                claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(attribute)])
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={attribute.split("/")[1]: {key: first}}),
+                    device(DEVICE2, attributes={attribute.split("/")[1]: {key: second}}),
+                )
+            ],
+            node=node(NODE1, REGION1),
+        )
+        for kind, attribute, key, first, second in [
+            ("int", INT_ATTRIBUTE, "int", 1, 2),
+            ("string", STRING_ATTRIBUTE, "string", "stringAttributeValue", "stringAttributeValue2"),
+            ("bool", BOOL_ATTRIBUTE, "bool", True, False),
+            ("version", VERSION_ATTRIBUTE, "version", "1.0.0", "2.0.0"),
+        ]
+    },
+    "with-constraint-not-matching-int-attribute-all-devices": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                all_device_request(REQ0, CLASS_A),
+                constraints=[match_attribute(INT_ATTRIBUTE)],
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                device(DEVICE1, attributes={"numa": {"int": 1}}),
+                device(DEVICE2, attributes={"numa": {"int": 2}}),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_error=(
+            "claim default/claim-0, request req-0: cannot add device driver-a/pool-1/device-2"
+            " because a claim constraint would not be satisfied"
+        ),
+    ),
+    "with-constraint-for-request": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, 1),
+                request(REQ1, CLASS_A, 1),
+                constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0)],
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                device(DEVICE1, attributes={"driverVersion": {"version": "1.0.0"}}),
+                device(DEVICE2, attributes={"driverVersion": {"version": "2.0.0"}}),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+            )
+        ],
+    ),
+    "with-constraint-for-request-retry": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, 1),
+                request(REQ1, CLASS_A, 1),
+                constraints=[
+                    match_attribute(VERSION_ATTRIBUTE, REQ0),
+                    match_attribute(STRING_ATTRIBUTE),
+                ],
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                POOL1,
+                DRIVER_A,
+                device(
+                    DEVICE1,
+                    attributes={
+                        "driverVersion": {"version": "1.0.0"},
+                        "stringAttribute": {"string": "a"},
+                    },
+                ),
+                device(
+                    DEVICE2,
+                    attributes={
+                        "driverVersion": {"version": "2.0.0"},
+                        "stringAttribute": {"string": "b"},
+                    },
+                ),
+                device(
+                    DEVICE3,
+                    attributes={
+                        "driverVersion": {"version": "3.0.0"},
+                        "stringAttribute": {"string": "b"},
+                    },
+                ),
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
+                device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE3),
+            )
+        ],
+    ),
+    "with-class-device-config": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[class_with_config(CLASS_A, DRIVER_A, "classAttribute")],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                config=[
+                    {
+                        "source": "FromClass",
+                        "requests": [REQ0],
+                        **device_configuration(DRIVER_A, "classAttribute"),
+                    }
+                ],
+            )
+        ],
+    ),
+    "with-class-device-config-with-multiple-request-and-configs": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, 1),
+                request(REQ1, CLASS_A, 1),
+                request(REQ2, CLASS_B, 1),
+            )
+        ],
+        classes=[
+            class_with_config(CLASS_A, DRIVER_A, "classAttribute-A"),
+            class_with_config(CLASS_B, DRIVER_B, "classAttribute-B"),
+        ],
+        slices=[
+            slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 2),
+            slice_with_one_device(SLICE2, NODE1, POOL1, DRIVER_B),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE0),
+                device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ2, DRIVER_B, POOL1, DEVICE1),
+                config=[
+                    {
+                        "source": "FromClass",
+                        "requests": [REQ0, REQ1],
+                        **device_configuration(DRIVER_A, "classAttribute-A"),
+                    },
+                    {
+                        "source": "FromClass",
+                        "requests": [REQ2],
+                        **device_configuration(DRIVER_B, "classAttribute-B"),
+                    },
+                ],
+            )
+        ],
+    ),
+    "claim-with-device-config": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, 1),
+                config=[{"requests": [REQ0], **device_configuration(DRIVER_A, "deviceAttribute")}],
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                config=[
+                    {
+                        "source": "FromClaim",
+                        "requests": [REQ0],
+                        **device_configuration(DRIVER_A, "deviceAttribute"),
+                    }
+                ],
+            )
+        ],
+    ),
+    "unknown-selector": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, {}))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="CEL expression empty (unsupported selector type?)",
+    ),
+    "unknown-allocation-mode": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, allocationMode="future-mode"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="unsupported count mode future-mode",
+    ),
+    "unknown-constraint": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A, constraints=[{"requests": []}])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="empty constraint (unsupported constraint type?)",
+    ),
+    "invalid-CEL-one-device": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, cel("noSuchVar")))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="undeclared reference",
+    ),
+    "invalid-CEL-one-device-class": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[
+            DeviceClass.from_dict(
+                {"metadata": {"name": CLASS_A}, "spec": {"selectors": [cel("noSuchVar")]}}
+            )
+        ],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="undeclared reference",
+    ),
+    "invalid-CEL-all-devices": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A, selectors=[cel("noSuchVar")]))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect_error="undeclared reference",
+    ),
+    "too-many-devices-single-request": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 500))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        expect_error="exceeds the claim limit",
+    ),
+    "many-devices-okay": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+    ),
+    "too-many-devices-total": Case(
+        claims=[
+            claim(
+                CLAIM0,
+                request(REQ0, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE),
+                request(REQ1, CLASS_A, 1),
+            )
+        ],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_multiple_devices(
+                SLICE1, NODE1, POOL1, DRIVER_A, ALLOCATION_RESULTS_MAX_SIZE + 1
+            )
+        ],
+        node=node(NODE1, REGION1),
+        expect_error="exceeds the claim limit",
+    ),
+}
+
+
+def run(case: Case) -> list[dict[str, Any]] | None:
+    classes = {c.name: c for c in case.classes}
+    allocator = Allocator(
+        case.features,
+        AllocatedState(allocated_devices=set(case.allocated_devices)),
+        classes.get,
+        case.slices,
+        new_share_id=lambda: "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
+    )
+    results = allocator.allocate(case.node or node(NODE1, REGION1), case.claims)
+    if results is None:
+        return None
+    return [normalized(result.to_dict()) for result in results]
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_allocator(case: Case) -> None:
+    if case.expect_error:
+        with pytest.raises(AllocationError) as raised:
+            run(case)
+        assert case.expect_error in str(raised.value)
+        return
+    got = run(case)
+    if case.expect_results is None:
+        # Upstream expects no results: nil, or (no claims) an empty list.
+        assert not got
+    else:
+        assert got == case.expect_results
