@@ -151,6 +151,13 @@ def counter_consumption(counter_set: str, counters: dict[str, str]) -> dict[str,
     }
 
 
+def device_from_counters(name: str, set_name: str, counters: dict[str, str]) -> dict[str, Any]:
+    """upstream ``device(name, fromCounters, nil).withDeviceCounterConsumption(...)``."""
+    return device(
+        name, capacity=counters, consumesCounters=[counter_consumption(set_name, counters)]
+    )
+
+
 def counter_set(name: str, counters: dict[str, str]) -> dict[str, Any]:
     return {"name": name, "counters": {key: {"value": value} for key, value in counters.items()}}
 

@@ -31,6 +31,7 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     CLAIM1,
     CLASS_A,
     CLASS_B,
+    COUNTER_SET1,
     DEVICE0,
     DEVICE1,
     DEVICE2,
@@ -47,10 +48,16 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     REGION1,
     REGION2,
     REQ0,
+    REQ0_SUB_REQ0,
+    REQ0_SUB_REQ1,
     REQ1,
+    REQ1_SUB_REQ0,
+    REQ1_SUB_REQ1,
     REQ2,
     SLICE1,
     SLICE2,
+    SUB_REQ0,
+    SUB_REQ1,
     all_device_request,
     allocation_result,
     cel,
@@ -63,16 +70,19 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     device_allocation_result,
     device_class,
     device_configuration,
+    device_from_counters,
     local_node_selector,
     match_attribute,
     node,
     node_label_selector,
     normalized,
     request,
+    request_with_prioritized_list,
     resource_pool,
     slice_with_devices,
     slice_with_multiple_devices,
     slice_with_one_device,
+    sub_request,
 )
 
 INT_ATTRIBUTE = f"{DRIVER_A}/numa"
@@ -973,3 +983,663 @@ def test_allocator(case: Case) -> None:
         assert not got
     else:
         assert got == case.expect_results
+
+
+# -- prioritized lists, taints, partitionable devices -------------------------------------------
+
+TAINT_KEY = "taint-key"
+TAINT_NONE = {"key": TAINT_KEY, "value": "taint-value", "effect": "None"}
+TAINT_NO_SCHEDULE = {"key": TAINT_KEY, "value": "taint-value", "effect": "NoSchedule"}
+TAINT_NO_EXECUTE = {"key": TAINT_KEY, "value": "taint-value-2", "effect": "NoExecute"}
+TOLERATION_NO_SCHEDULE = {"operator": "Exists", "key": TAINT_KEY, "effect": "NoSchedule"}
+TOLERATION_NO_EXECUTE = {
+    "operator": "Equal",
+    "key": TAINT_KEY,
+    "value": "taint-value-2",
+    "effect": "NoExecute",
+}
+PRIORITIZED = Features(prioritized_list=True)
+TAINTS = Features(device_taints=True)
+PARTITIONABLE = Features(partitionable_devices=True)
+
+
+def memory_selector(at_least: str) -> dict[str, Any]:
+    return cel(f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{at_least}")) >= 0')
+
+
+def memory_version_device(name: str, memory: str, version: str) -> dict[str, Any]:
+    return device(name, {"memory": memory}, {"driverVersion": {"version": version}})
+
+
+def one_device_tainted(*taints: dict[str, Any]) -> list[ResourceSlice]:
+    return [
+        slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=list(taints)))
+    ]
+
+
+def two_tainted_devices() -> list[ResourceSlice]:
+    return [
+        slice_with_devices(
+            SLICE1,
+            NODE1,
+            POOL1,
+            DRIVER_A,
+            device(DEVICE1, taints=[TAINT_NO_SCHEDULE]),
+            device(DEVICE2, taints=[TAINT_NO_EXECUTE]),
+        )
+    ]
+
+
+def counter_pool(*devices: dict[str, Any], memory: str = "8Gi") -> list[ResourceSlice]:
+    """A pool of two slices: the devices, and counter set 1 with the memory."""
+    return [
+        slice_with_devices(SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, *devices),
+        slice_with_devices(
+            SLICE2,
+            NODE1,
+            resource_pool(POOL1, 2),
+            DRIVER_A,
+            shared_counters=[counter_set(COUNTER_SET1, {"memory": memory})],
+        ),
+    ]
+
+
+CASES.update(
+    {
+        "prioritized-list-first-unavailable": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_B, 1), sub_request(SUB_REQ1, CLASS_A, 1)
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-non-available": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_B, 2), sub_request(SUB_REQ1, CLASS_A, 2)
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "prioritized-list-device-config": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_A, 1), sub_request(SUB_REQ1, CLASS_B, 2)
+                    ),
+                    config=[
+                        {"requests": [REQ0_SUB_REQ0], **device_configuration(DRIVER_A, "foo")},
+                        {"requests": [REQ0_SUB_REQ1], **device_configuration(DRIVER_B, "bar")},
+                    ],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_B, device(DEVICE1), device(DEVICE2))
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE2),
+                    config=[
+                        {
+                            "source": "FromClaim",
+                            "requests": [REQ0_SUB_REQ1],
+                            **device_configuration(DRIVER_B, "bar"),
+                        }
+                    ],
+                )
+            ],
+        ),
+        "prioritized-list-class-config": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_A, 2), sub_request(SUB_REQ1, CLASS_B, 2)
+                    ),
+                )
+            ],
+            classes=[
+                class_with_config(CLASS_A, DRIVER_A, "foo"),
+                class_with_config(CLASS_B, DRIVER_B, "bar"),
+            ],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_B, device(DEVICE1), device(DEVICE2)
+                ),
+                slice_with_devices(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE3)),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE2),
+                    config=[
+                        {
+                            "source": "FromClass",
+                            "requests": [REQ0_SUB_REQ1],
+                            **device_configuration(DRIVER_B, "bar"),
+                        }
+                    ],
+                )
+            ],
+        ),
+        "prioritized-list-subrequests-with-expressions": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1, memory_selector("1Gi")),
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(SUB_REQ0, CLASS_A, 1, memory_selector("4Gi")),
+                        sub_request(SUB_REQ1, CLASS_A, 2, memory_selector("2Gi")),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    memory_device(DEVICE1, "2Gi"),
+                    memory_device(DEVICE2, "2Gi"),
+                    memory_device(DEVICE3, "1Gi"),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE3),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2),
+                )
+            ],
+        ),
+        "prioritized-list-subrequests-with-constraints-ref-parent-request": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1, memory_selector("8Gi")),
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(SUB_REQ0, CLASS_A, 1, memory_selector("2Gi")),
+                        sub_request(SUB_REQ1, CLASS_A, 1, memory_selector("1Gi")),
+                    ),
+                    constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0, REQ1)],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, memory_version_device(DEVICE1, "8Gi", "1.0.0")
+                ),
+                slice_with_devices(
+                    SLICE2,
+                    NODE1,
+                    POOL2,
+                    DRIVER_A,
+                    memory_version_device(DEVICE2, "2Gi", "2.0.0"),
+                    memory_version_device(DEVICE3, "1Gi", "1.0.0"),
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL2, DEVICE3),
+                )
+            ],
+        ),
+        "prioritized-list-subrequests-with-constraints-ref-sub-request": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1, memory_selector("8Gi")),
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(SUB_REQ0, CLASS_A, 1, memory_selector("2Gi")),
+                        sub_request(SUB_REQ1, CLASS_A, 1, memory_selector("1Gi")),
+                    ),
+                    constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0, REQ1_SUB_REQ0)],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, memory_version_device(DEVICE1, "8Gi", "1.0.0")
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, POOL2, DRIVER_A, memory_version_device(DEVICE2, "2Gi", "2.0.0")
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL2, DEVICE2),
+                )
+            ],
+        ),
+        "prioritized-list-subrequests-with-allocation-mode-all": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, 0, allocationMode="All"),
+                        sub_request(SUB_REQ1, CLASS_A, 1),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+            ],
+            allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1)],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE2),
+                )
+            ],
+        ),
+        "prioritized-list-allocation-mode-all-multiple-requests": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(SUB_REQ0, CLASS_A, 0, allocationMode="All"),
+                        sub_request(SUB_REQ1, CLASS_A, 1),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2),
+                )
+            ],
+        ),
+        "prioritized-list-disabled": Case(
+            claims=[
+                claim(
+                    CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 1))
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+            node=node(NODE1, REGION1),
+            expect_error=(
+                "claim default/claim-0, request req-0: has subrequests, but the"
+                " DRAPrioritizedList feature is disabled"
+            ),
+        ),
+        "prioritized-list-multi-request": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ1, CLASS_A, 1, memory_selector("8Gi")),
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, 1, memory_selector("8Gi")),
+                        sub_request(SUB_REQ1, CLASS_A, 1, memory_selector("4Gi")),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, memory_device(DEVICE1, "8Gi")),
+                slice_with_devices(SLICE2, NODE1, POOL2, DRIVER_A, memory_device(DEVICE2, "4Gi")),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL2, DEVICE2),
+                )
+            ],
+        ),
+        "prioritized-list-with-backtracking": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, 1, memory_selector("8Gi")),
+                        sub_request(SUB_REQ1, CLASS_A, 1, memory_selector("4Gi")),
+                    ),
+                    request(REQ1, CLASS_A, 1, memory_selector("8Gi")),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, memory_device(DEVICE1, "8Gi")),
+                slice_with_devices(SLICE2, NODE1, POOL2, DRIVER_A, memory_device(DEVICE2, "4Gi")),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL2, DEVICE2),
+                    device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-too-many-in-first-subrequest": Case(
+            features=PRIORITIZED,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_B, 500), sub_request(SUB_REQ1, CLASS_A, 1)
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "partitionable-devices-single-device": Case(
+            features=PARTITIONABLE,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=counter_pool(
+                device(
+                    DEVICE1,
+                    consumesCounters=[counter_consumption(COUNTER_SET1, {"memory": "4Gi"})],
+                )
+            ),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "partitionable-devices-prioritized-list": Case(
+            features=Features(prioritized_list=True, partitionable_devices=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(SUB_REQ0, CLASS_A, 1, memory_selector("6Gi")),
+                        sub_request(SUB_REQ1, CLASS_A, 1, memory_selector("4Gi")),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=counter_pool(
+                device_from_counters(DEVICE1, COUNTER_SET1, {"memory": "4Gi"}),
+                device_from_counters(DEVICE2, COUNTER_SET1, {"memory": "6Gi"}),
+                device_from_counters(DEVICE3, COUNTER_SET1, {"memory": "4Gi"}),
+            ),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE3),
+                )
+            ],
+        ),
+        "partitionable-devices-multiple-devices": Case(
+            features=PARTITIONABLE,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=counter_pool(
+                device_from_counters(DEVICE1, COUNTER_SET1, {"memory": "4Gi"}),
+                device_from_counters(DEVICE2, COUNTER_SET1, {"memory": "6Gi"}),
+                device_from_counters(DEVICE3, COUNTER_SET1, {"memory": "4Gi"}),
+            ),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE3),
+                )
+            ],
+        ),
+        "partitionable-devices-no-capacity-available": Case(
+            features=PARTITIONABLE,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device_from_counters(DEVICE1, COUNTER_SET1, {"memory": "4Gi"}),
+                    device_from_counters(DEVICE2, COUNTER_SET1, {"memory": "16Gi"}),
+                ),
+                slice_with_devices(
+                    SLICE2,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    shared_counters=[counter_set(COUNTER_SET1, {"memory": "18Gi"})],
+                ),
+            ],
+            allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE2)],
+            node=node(NODE1, REGION1),
+        ),
+        "tainted-two-devices": Case(
+            features=TAINTS,
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=two_tainted_devices(),
+            node=node(NODE1, REGION1),
+        ),
+        "tainted-one-device-two-taints": Case(
+            features=TAINTS,
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE),
+            node=node(NODE1, REGION1),
+        ),
+        "tainted-two-devices-tolerated": Case(
+            features=TAINTS,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, tolerations=[TOLERATION_NO_EXECUTE]))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=two_tainted_devices(),
+            node=node(NODE1, REGION1),
+            # Only the second device's taint is tolerated.
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(
+                        REQ0, DRIVER_A, POOL1, DEVICE2, tolerations=[TOLERATION_NO_EXECUTE]
+                    ),
+                )
+            ],
+        ),
+        "tainted-two-devices-prioritized-list-tolerated": Case(
+            features=Features(device_taints=True, prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, 1),
+                        sub_request(SUB_REQ1, CLASS_A, 1, tolerations=[TOLERATION_NO_EXECUTE]),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=two_tainted_devices(),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(
+                        REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE2, tolerations=[TOLERATION_NO_EXECUTE]
+                    ),
+                )
+            ],
+        ),
+        "tainted-no-effect": Case(
+            features=TAINTS,
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NONE),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "tainted-one-device-two-taints-both-tolerated": Case(
+            features=TAINTS,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(
+                        REQ0,
+                        CLASS_A,
+                        1,
+                        tolerations=[TOLERATION_NO_SCHEDULE, TOLERATION_NO_EXECUTE],
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(
+                        REQ0,
+                        DRIVER_A,
+                        POOL1,
+                        DEVICE1,
+                        tolerations=[TOLERATION_NO_SCHEDULE, TOLERATION_NO_EXECUTE],
+                    ),
+                )
+            ],
+        ),
+        "tainted-disabled": Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "tainted-prioritized-list": Case(
+            features=Features(device_taints=True, prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_B, 1), sub_request(SUB_REQ1, CLASS_A, 1)
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE),
+            node=node(NODE1, REGION1),
+        ),
+        "tainted-admin-access": Case(
+            features=Features(device_taints=True, admin_access=True),
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, **ADMIN))],
+            allocated_devices=[
+                DeviceID(DRIVER_A, POOL1, DEVICE1),
+                DeviceID(DRIVER_A, POOL1, DEVICE2),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE),
+            node=node(NODE1, REGION1),
+        ),
+        "tainted-admin-access-disabled": Case(
+            features=Features(admin_access=True),
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, **ADMIN))],
+            allocated_devices=[
+                DeviceID(DRIVER_A, POOL1, DEVICE1),
+                DeviceID(DRIVER_A, POOL1, DEVICE2),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE),
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+                )
+            ],
+        ),
+        "tainted-all-devices-single": Case(
+            features=TAINTS,
+            claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=one_device_tainted(TAINT_NO_SCHEDULE),
+            node=node(NODE1, REGION1),
+        ),
+    }
+)
