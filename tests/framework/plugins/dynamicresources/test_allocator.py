@@ -36,6 +36,7 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     DEVICE1,
     DEVICE2,
     DEVICE3,
+    DEVICE4,
     DRIVER_A,
     DRIVER_B,
     NODE1,
@@ -54,6 +55,7 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     REQ1_SUB_REQ0,
     REQ1_SUB_REQ1,
     REQ2,
+    REQ3,
     SLICE1,
     SLICE2,
     SUB_REQ0,
@@ -71,6 +73,7 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     device_class,
     device_configuration,
     device_from_counters,
+    distinct_attribute,
     local_node_selector,
     match_attribute,
     node,
@@ -1639,6 +1642,291 @@ CASES.update(
             claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
             classes=[device_class(CLASS_A, DRIVER_A)],
             slices=one_device_tainted(TAINT_NO_SCHEDULE),
+            node=node(NODE1, REGION1),
+        ),
+    }
+)
+
+
+# -- binding conditions, consumable capacity, distinct attributes -------------------------------
+
+BINDING = Features(device_binding_and_status=True)
+CONSUMABLE = Features(consumable_capacity=True)
+SHARE_ID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
+
+
+def with_binding_conditions(name: str, suffix: str = "") -> dict[str, Any]:
+    return device(
+        name,
+        bindingConditions=[f"IsPrepare{suffix}"],
+        bindingFailureConditions=[f"BindingFailed{suffix}"],
+    )
+
+
+def binding_result(req: str, device_name: str, suffix: str = "") -> dict[str, Any]:
+    return device_allocation_result(
+        req,
+        DRIVER_A,
+        POOL1,
+        device_name,
+        bindingConditions=[f"IsPrepare{suffix}"],
+        bindingFailureConditions=[f"BindingFailed{suffix}"],
+    )
+
+
+def class_with_allow_multiple_allocations(name: str, driver: str, multiple: bool) -> DeviceClass:
+    expression = (
+        f'device.driver == "{driver}" && device.allowMultipleAllocations == {str(multiple).lower()}'
+    )
+    return DeviceClass.from_dict(
+        {"metadata": {"name": name}, "spec": {"selectors": [cel(expression)]}}
+    )
+
+
+def shared_device(
+    name: str, capacity: dict[str, str] | None = None, **fields: Any
+) -> dict[str, Any]:
+    return device(name, capacity, allowMultipleAllocations=True, **fields)
+
+
+def share_result(
+    req: str, device_name: str, consumed: dict[str, str] | None = None
+) -> dict[str, Any]:
+    fields: dict[str, Any] = {"shareID": SHARE_ID}
+    if consumed:
+        fields["consumedCapacity"] = consumed
+    return device_allocation_result(req, DRIVER_A, POOL1, device_name, **fields)
+
+
+def distinct_device(name: str, version: str, numa: int, flag: bool) -> dict[str, Any]:
+    attributes = {
+        "driverVersion": {"version": version},
+        "numa": {"int": numa},
+        "boolAttribute": {"bool": flag},
+    }
+    return shared_device(name, attributes=attributes)
+
+
+CASES.update(
+    {
+        "device-binding-conditions": Case(
+            features=BINDING,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, with_binding_conditions(DEVICE1))
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(local_node_selector(NODE1), binding_result(REQ0, DEVICE1))
+            ],
+        ),
+        "binding-conditions-multiple-devices": Case(
+            features=BINDING,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), request(REQ1, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    with_binding_conditions(DEVICE1),
+                    with_binding_conditions(DEVICE2, "2"),
+                    with_binding_conditions(DEVICE3, "3"),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    binding_result(REQ0, DEVICE1),
+                    binding_result(REQ0, DEVICE2, "2"),
+                    binding_result(REQ1, DEVICE3, "3"),
+                )
+            ],
+        ),
+        "binding-conditions-with-and-without": Case(
+            features=BINDING,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1),
+                    with_binding_conditions(DEVICE2),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    binding_result(REQ1, DEVICE2),
+                )
+            ],
+        ),
+        "binding-conditions-without-feature-gate": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, with_binding_conditions(DEVICE1))
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "node-restriction": Case(
+            features=BINDING,
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    node_label_selector("planet", "earth"),
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, bindsToNode=True),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "consumable-capacity-multi-allocatable-device-with-missing-capacity-request": Case(
+            features=CONSUMABLE,
+            claims=[
+                claim(CLAIM0, request(REQ0, CLASS_A, 1, capacity={"requests": {"capacity-0": "1"}}))
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, shared_device(DEVICE1, {"capacity-1": "1"})
+                )
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "consumable-capacity-multi-allocatable-device-without-capacity-without-capacity-request": (
+            Case(
+                features=CONSUMABLE,
+                claims=[
+                    claim(CLAIM0, request(REQ0, CLASS_A, 1)),
+                    claim(CLAIM1, request(REQ0, CLASS_A, 1)),
+                ],
+                classes=[class_with_allow_multiple_allocations(CLASS_A, DRIVER_A, True)],
+                slices=[slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, shared_device(DEVICE1))],
+                node=node(NODE1, REGION1),
+                # Both share the device; it defines no capacity, so none is consumed.
+                expect_results=[
+                    allocation_result(local_node_selector(NODE1), share_result(REQ0, DEVICE1)),
+                    allocation_result(local_node_selector(NODE1), share_result(REQ0, DEVICE1)),
+                ],
+            )
+        ),
+        "consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request": (
+            Case(
+                features=CONSUMABLE,
+                claims=[
+                    claim(CLAIM0, request(REQ0, CLASS_A, 1)),
+                    claim(CLAIM1, request(REQ0, CLASS_A, 1)),
+                ],
+                classes=[class_with_allow_multiple_allocations(CLASS_A, DRIVER_A, True)],
+                slices=[
+                    slice_with_devices(
+                        SLICE1,
+                        NODE1,
+                        POOL1,
+                        DRIVER_A,
+                        shared_device(DEVICE1, {"capacity-0": "1"}),
+                        shared_device(DEVICE2, {"capacity-0": "1"}),
+                    )
+                ],
+                node=node(NODE1, REGION1),
+                # Each takes a whole device's capacity, so each gets its own device.
+                expect_results=[
+                    allocation_result(
+                        local_node_selector(NODE1),
+                        share_result(REQ0, DEVICE1, {"capacity-0": "1"}),
+                    ),
+                    allocation_result(
+                        local_node_selector(NODE1),
+                        share_result(REQ0, DEVICE2, {"capacity-0": "1"}),
+                    ),
+                ],
+            )
+        ),
+        "consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request-block": (  # noqa: E501
+            Case(
+                features=CONSUMABLE,
+                claims=[
+                    claim(CLAIM0, request(REQ0, CLASS_A, 1)),
+                    claim(CLAIM1, request(REQ0, CLASS_A, 1)),
+                ],
+                classes=[class_with_allow_multiple_allocations(CLASS_A, DRIVER_A, True)],
+                slices=[
+                    slice_with_devices(
+                        SLICE1, NODE1, POOL1, DRIVER_A, shared_device(DEVICE1, {"capacity-0": "2"})
+                    )
+                ],
+                node=node(NODE1, REGION1),
+            )
+        ),
+        "with-distinct-constraints": Case(
+            features=CONSUMABLE,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    request(REQ1, CLASS_A, 1),
+                    request(REQ2, CLASS_A, 1),
+                    request(REQ3, CLASS_A, 1),
+                    constraints=[
+                        distinct_attribute(BOOL_ATTRIBUTE, REQ0, REQ1),
+                        distinct_attribute(VERSION_ATTRIBUTE, REQ0, REQ1, REQ2),
+                        distinct_attribute(INT_ATTRIBUTE, REQ0, REQ1, REQ2, REQ3),
+                    ],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    distinct_device(DEVICE1, "1.0.0", 0, True),
+                    distinct_device(DEVICE2, "1.0.1", 1, False),
+                    distinct_device(DEVICE3, "1.0.2", 2, True),
+                    distinct_device(DEVICE4, "1.0.0", 3, True),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    share_result(REQ0, DEVICE1),
+                    share_result(REQ1, DEVICE2),
+                    share_result(REQ2, DEVICE3),
+                    share_result(REQ3, DEVICE4),
+                )
+            ],
+        ),
+        "with-distinct-constraints-attribute-not-set": Case(
+            features=CONSUMABLE,
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    constraints=[distinct_attribute(BOOL_ATTRIBUTE, REQ0)],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, shared_device(DEVICE1))],
             node=node(NODE1, REGION1),
         ),
     }
