@@ -105,6 +105,7 @@ class Case:
     features: Features = field(default_factory=Features)
     expect_results: list[dict[str, Any]] | None = None
     expect_error: str = ""
+    expect_num_allocate_one_invocations: int = 0
 
 
 def memory_device(name: str, memory: str) -> dict[str, Any]:
@@ -959,14 +960,21 @@ CASES: dict[str, Case] = {
 
 
 def run(case: Case) -> list[dict[str, Any]] | None:
+    return run_with(case, new_allocator(case))
+
+
+def new_allocator(case: Case) -> Allocator:
     classes = {c.name: c for c in case.classes}
-    allocator = Allocator(
+    return Allocator(
         case.features,
         AllocatedState(allocated_devices=set(case.allocated_devices)),
         classes.get,
         case.slices,
         new_share_id=lambda: "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
     )
+
+
+def run_with(case: Case, allocator: Allocator) -> list[dict[str, Any]] | None:
     results = allocator.allocate(case.node or node(NODE1, REGION1), case.claims)
     if results is None:
         return None
@@ -980,12 +988,16 @@ def test_allocator(case: Case) -> None:
             run(case)
         assert case.expect_error in str(raised.value)
         return
-    got = run(case)
+    allocator = new_allocator(case)
+    got = run_with(case, allocator)
     if case.expect_results is None:
         # Upstream expects no results: nil, or (no claims) an empty list.
         assert not got
     else:
         assert got == case.expect_results
+    if case.expect_num_allocate_one_invocations:
+        # The search tries combinations, not permutations, of a request's devices.
+        assert allocator.num_allocate_one_invocations == case.expect_num_allocate_one_invocations
 
 
 # -- prioritized lists, taints, partitionable devices -------------------------------------------
@@ -1928,6 +1940,275 @@ CASES.update(
             classes=[device_class(CLASS_A, DRIVER_A)],
             slices=[slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, shared_device(DEVICE1))],
             node=node(NODE1, REGION1),
+        ),
+    }
+)
+
+
+# -- pools spanning nodes, invalid pools, combinations ------------------------------------------
+
+
+def pool_slice(name: str, node_name: str, device_name: str, generation: int) -> ResourceSlice:
+    return slice_with_devices(
+        name, node_name, resource_pool(POOL1, 2, generation), DRIVER_A, device(device_name)
+    )
+
+
+def typed_device(name: str, kind: str, **fields: Any) -> dict[str, Any]:
+    return device(name, attributes={"type": {"string": kind}}, **fields)
+
+
+TYPE_X = cel(f'device.attributes["{DRIVER_A}"].type == "X"')
+FOUR_DEVICES = [device(DEVICE1), device(DEVICE2), device(DEVICE3), device(DEVICE4)]
+
+CASES.update(
+    {
+        "allocation-mode-all-with-multi-host-resource-pool": Case(
+            claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[pool_slice(SLICE1, NODE1, DEVICE1, 1), pool_slice(SLICE2, NODE2, DEVICE2, 1)],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "multi-host-resource-pool-with-stale-slice-for-current-node": Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[pool_slice(SLICE1, NODE1, DEVICE1, 1), pool_slice(SLICE2, NODE2, DEVICE2, 2)],
+            node=node(NODE1, REGION1),
+        ),
+        "multi-host-resource-pool-complete-update-from-node-1-to-node-2": Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                pool_slice(SLICE1, NODE1, DEVICE1, 1),
+                pool_slice(SLICE1, NODE1, DEVICE2, 1),
+                pool_slice(SLICE2, NODE2, DEVICE1, 2),
+                pool_slice(SLICE2, NODE2, DEVICE2, 2),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "multi-host-resource-pool-complete-update-from-node-2-to-node-1": Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                pool_slice(SLICE1, NODE2, DEVICE1, 1),
+                pool_slice(SLICE1, NODE2, DEVICE2, 1),
+                pool_slice(SLICE2, NODE1, DEVICE1, 2),
+                pool_slice(SLICE2, NODE1, DEVICE2, 2),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "multi-host-resource-pool-incomplete-update-from-node-1-to-node-2": Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                pool_slice(SLICE1, NODE1, DEVICE1, 1),
+                pool_slice(SLICE1, NODE1, DEVICE2, 1),
+                pool_slice(SLICE2, NODE2, DEVICE1, 2),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "multi-host-resource-pool-incomplete-update-from-node-2-to-node-1": Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                pool_slice(SLICE1, NODE2, DEVICE1, 1),
+                pool_slice(SLICE1, NODE2, DEVICE2, 1),
+                pool_slice(SLICE2, NODE1, DEVICE1, 2),
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "partitionable-devices-same-counter-set-name-in-different-resource-slices": Case(
+            features=PARTITIONABLE,
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 4), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    SLICE2,
+                    NODE1,
+                    resource_pool(POOL1, 4),
+                    DRIVER_A,
+                    shared_counters=[{"name": COUNTER_SET1}],
+                ),
+                slice_with_devices(
+                    "slice-3", NODE1, resource_pool(POOL1, 4), DRIVER_A, device(DEVICE2)
+                ),
+                slice_with_devices(
+                    "slice-4",
+                    NODE1,
+                    resource_pool(POOL1, 4),
+                    DRIVER_A,
+                    shared_counters=[{"name": COUNTER_SET1}],
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_error="invalid resource pools were encountered",
+        ),
+        "invalid-pool-is-ok-if-devices-can-be-allocated-from-other": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    "slice-3", NODE1, resource_pool(POOL2, 1), DRIVER_A, device(DEVICE2)
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE2),
+                )
+            ],
+        ),
+        "invalid-pool-is-error-if-no-other-device-can-be-allocated": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    "slice-3", NODE1, resource_pool(POOL2, 1), DRIVER_A, device(DEVICE2)
+                ),
+            ],
+            allocated_devices=[DeviceID(DRIVER_A, POOL2, DEVICE2)],
+            node=node(NODE1, REGION1),
+            expect_error="invalid resource pools were encountered",
+        ),
+        "no-allocation-from-incomplete-pools": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                )
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "check-combinations-within-single-request-single-pool-single-slice": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, *FOUR_DEVICES)],
+            node=node(NODE1, REGION1),
+            expect_num_allocate_one_invocations=16,
+        ),
+        "check-combinations-within-single-request-single-pool-multiple-slices": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, *FOUR_DEVICES[:2]
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A, *FOUR_DEVICES[2:]
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_num_allocate_one_invocations=16,
+        ),
+        "check-combinations-within-single-request-many-pools": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(f"slice-{i + 1}", NODE1, pool, DRIVER_A, one)
+                for i, (pool, one) in enumerate(
+                    zip((POOL1, POOL2, POOL3, POOL4), FOUR_DEVICES, strict=True)
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_num_allocate_one_invocations=16,
+        ),
+        "check-combinations-with-backtracking": Case(
+            claims=[claim(CLAIM0, request(REQ1, CLASS_A, 2), request(REQ2, CLASS_A, 1, TYPE_X))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    typed_device(DEVICE1, "X"),
+                    typed_device(DEVICE2, "Y"),
+                    typed_device(DEVICE3, "Y"),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+                    device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE3),
+                    device_allocation_result(REQ2, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+            expect_num_allocate_one_invocations=12,
+        ),
+        "check-combinations-with-backtracking-across-slices-and-pools": Case(
+            features=BINDING,
+            claims=[claim(CLAIM0, request(REQ1, CLASS_A, 2), request(REQ2, CLASS_A, 1, TYPE_X))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, typed_device(DEVICE1, "X")
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A, typed_device(DEVICE2, "Y")
+                ),
+                slice_with_devices(
+                    "slice-3",
+                    NODE1,
+                    POOL2,
+                    DRIVER_A,
+                    typed_device(DEVICE3, "Y", bindingConditions=["IsPrepare"]),
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+                    device_allocation_result(
+                        REQ1, DRIVER_A, POOL2, DEVICE3, bindingConditions=["IsPrepare"]
+                    ),
+                    device_allocation_result(REQ2, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+            expect_num_allocate_one_invocations=12,
         ),
     }
 )
