@@ -142,6 +142,9 @@ class Fields:
             result[str(name)] = Quantity() if value is None else inner._quantity(str(name), value)
         return result
 
+    def quantity_list(self, key: str) -> list[Quantity]:
+        return [self._quantity(f"{key}[{i}]", value) for i, value in enumerate(self._list(key))]
+
     def optional_quantities(self, key: str) -> dict[str, Quantity] | None:
         return self.quantities(key) if self.has(key) else None
 

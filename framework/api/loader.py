@@ -19,11 +19,14 @@ from framework.api.core import (
     ReplicationController,
     Service,
 )
+from framework.api.device_class import DeviceClass
 from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
 from framework.api.policy import PodDisruptionBudget
+from framework.api.resource_claim import ResourceClaim, ResourceClaimTemplate
+from framework.api.resource_slice import ResourceSlice
 from framework.api.runtime_class import RuntimeClass
 from framework.api.scheduling import PriorityClass
 from framework.api.storage import CSINode, StorageClass
@@ -51,6 +54,10 @@ KINDS: dict[str, type[KubeObject]] = {
         StatefulSet,
         ReplicationController,
         RuntimeClass,
+        DeviceClass,
+        ResourceClaim,
+        ResourceClaimTemplate,
+        ResourceSlice,
     )
 }
 

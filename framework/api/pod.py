@@ -116,6 +116,35 @@ class TopologySpreadConstraint:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class PodResourceClaim:
+    """``spec.resourceClaims[]``: a claim by name, or a template to make one per pod from."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> PodResourceClaim:
+        return cls(
+            f.string("name"),
+            f.optional_string("resourceClaimName"),
+            f.optional_string("resourceClaimTemplateName"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PodResourceClaimStatus:
+    """``status.resourceClaimStatuses[]``: the claim made from a template (None: not needed)."""
+
+    name: str
+    resource_claim_name: str | None = None
+
+    @classmethod
+    def parse(cls, f: Fields) -> PodResourceClaimStatus:
+        return cls(f.string("name"), f.optional_string("resourceClaimName"))
+
+
 @dataclass(slots=True)
 class PodSpec:
     containers: list[Container] = field(default_factory=list)
@@ -136,6 +165,7 @@ class PodSpec:
     runtime_class_name: str | None = None
     host_network: bool = False
     os_name: str | None = None
+    resource_claims: list[PodResourceClaim] = field(default_factory=list)
 
     @classmethod
     def parse(cls, f: Fields) -> PodSpec:
@@ -160,6 +190,7 @@ class PodSpec:
             runtime_class_name=f.optional_string("runtimeClassName"),
             host_network=f.boolean("hostNetwork"),
             os_name=f.mapping("os").optional_string("name"),
+            resource_claims=f.parse_list("resourceClaims", PodResourceClaim.parse),
         )
         for container in (*spec.containers, *spec.init_containers):
             _default_requests_to_limits(container.resources)
@@ -229,6 +260,7 @@ class PodStatus:
     init_container_statuses: list[ContainerStatus] = field(default_factory=list)
     allocated_resources: dict[str, Quantity] = field(default_factory=dict)
     resources: ResourceRequirements | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] = field(default_factory=list)
 
     @classmethod
     def parse(cls, f: Fields) -> PodStatus:
@@ -241,6 +273,9 @@ class PodStatus:
             init_container_statuses=f.parse_list("initContainerStatuses", ContainerStatus.parse),
             allocated_resources=f.quantities("allocatedResources"),
             resources=f.parse_optional("resources", ResourceRequirements.parse),
+            resource_claim_statuses=f.parse_list(
+                "resourceClaimStatuses", PodResourceClaimStatus.parse
+            ),
         )
 
     def condition(self, condition_type: str) -> PodCondition | None:

@@ -261,9 +261,10 @@ def test_an_empty_cluster_prints_nothing():
             "examples/resources/config.yaml",
             "kind: Widget\nmetadata: {name: w}\n",
             "simulate: Widget \"w\": kind: unsupported kind 'Widget' (supported: CSINode,"
-            " Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,"
+            " DeviceClass, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,"
             " PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController,"
-            " RuntimeClass, Service, StatefulSet, StorageClass)",
+            " ResourceClaim, ResourceClaimTemplate, ResourceSlice, RuntimeClass, Service,"
+            " StatefulSet, StorageClass)",
         ),
         (
             "examples/resources/config.yaml",

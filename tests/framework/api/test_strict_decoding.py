@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from framework.api.errors import StrictDecodingError
-from framework.api.loader import load_objects, parse_new_object
+from framework.api.loader import KINDS, load_objects, parse_new_object
 from framework.api.validation.strict import MAX_STRICT_ERRORS, unknown_fields
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -98,3 +98,9 @@ def test_the_known_fields_file_matches_the_installed_client():
     loader.exec_module(module)
     committed = json.loads((ROOT / "framework/api/validation/known_fields.json").read_text())
     assert module.known_fields() == committed
+
+
+def test_every_kind_the_loader_reads_is_decoded_strictly():
+    """A kind added to the loader without its schema would take any typo silently."""
+    committed = json.loads((ROOT / "framework/api/validation/known_fields.json").read_text())
+    assert set(committed["kinds"]) == set(KINDS)

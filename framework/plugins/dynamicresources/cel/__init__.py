@@ -1,0 +1,1 @@
+"""CEL for DRA device selectors: the ``device`` environment and the Kubernetes libraries."""

@@ -1,0 +1,1 @@
+"""The structured parameters allocator (upstream dynamic-resource-allocation/structured)."""
