@@ -2,13 +2,14 @@
 
 ``simulate`` reads its objects from one file; each is created as if by ``kubectl apply``,
 with the file's Namespaces and PriorityClasses taken to exist already (the file is a
-cluster's state, in whatever order it lists things).
+cluster's state, in whatever order it lists things); only a second global default
+PriorityClass is refused in file order, as creating them one by one would.
 """
 
 from __future__ import annotations
 
 from framework.admission.namespace_lifecycle import namespace_error, phases_of
-from framework.admission.priority import ListedPriorityClasses, admit_pod
+from framework.admission.priority import ListedPriorityClasses, admit_pod, priority_class_error
 from framework.api.errors import ObjectError
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod
@@ -16,24 +17,28 @@ from framework.api.scheduling import PriorityClass
 
 
 def admit_objects(objects: list[KubeObject]) -> tuple[list[KubeObject], list[ObjectError]]:
-    """The objects as admitted (pods with their priority resolved), and every refusal."""
+    """The objects as admitted (pods with their priority resolved), and every refusal, in the
+    objects' order."""
     phase_of = phases_of([o for o in objects if o.kind == "Namespace"])
-    classes = ListedPriorityClasses([o for o in objects if isinstance(o, PriorityClass)])
-    admitted: list[KubeObject] = []
-    errors: list[ObjectError] = []
-    for obj in objects:
+    refusals: dict[int, ObjectError] = {}
+    classes = ListedPriorityClasses([])
+    for index, obj in enumerate(objects):
         refusal = namespace_error(obj, phase_of)
+        if refusal is None and isinstance(obj, PriorityClass):
+            refusal = priority_class_error(obj, classes.listed())
+            if refusal is None:
+                classes.add(obj)
         if refusal is not None:
-            errors.append(refusal)
+            refusals[index] = refusal
+    admitted: list[KubeObject] = []
+    for index, obj in enumerate(objects):
+        if index in refusals:
             continue
-        if isinstance(obj, Pod):
-            try:
-                obj = _admitted_pod(obj, classes)
-            except ObjectError as err:
-                errors.append(err)
-                continue
-        admitted.append(obj)
-    return admitted, errors
+        try:
+            admitted.append(_admitted_pod(obj, classes) if isinstance(obj, Pod) else obj)
+        except ObjectError as err:
+            refusals[index] = err
+    return admitted, [refusals[index] for index in sorted(refusals)]
 
 
 def _admitted_pod(pod: Pod, classes: ListedPriorityClasses) -> Pod:

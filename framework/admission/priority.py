@@ -41,6 +41,28 @@ class ListedPriorityClasses:
     def global_default(self) -> PriorityClass | None:
         return global_default(list(self._by_name.values()))
 
+    def add(self, pc: PriorityClass) -> None:
+        self._by_name[pc.name] = pc
+
+    def listed(self) -> list[PriorityClass]:
+        return list(self._by_name.values())
+
+
+def priority_class_error(pc: PriorityClass, existing: list[PriorityClass]) -> ObjectError | None:
+    """Why creating ``pc`` next to the ``existing`` classes would be refused: a second global
+    default (the plugin's ``validatePriorityClass``; several defaults can only come from a
+    cluster that had them before)."""
+    if not pc.global_default:
+        return None
+    default = global_default([c for c in existing if c.name != pc.name])
+    if default is None:
+        return None
+    return ObjectError(
+        pc.describe(),
+        "globalDefault",
+        f"PriorityClass {default.name} is already marked as default. Only one default can exist",
+    )
+
 
 def admit_pod(manifest: dict[str, Any], owner: str, classes: PriorityClasses) -> None:
     """Resolves a new pod's priority from its class, in place, as the Priority plugin does.

@@ -588,7 +588,7 @@ class Mirror:
         """A DatabaseCluster per thread (an instance is meant for one thread)."""
         cluster = getattr(self._local, "cluster", None)
         if cluster is None:
-            cluster = DatabaseCluster(self.workspace_id, namespace_lifecycle=False)
+            cluster = DatabaseCluster(self.workspace_id, from_api_server=True)
             self._local.cluster = cluster
         return cluster
 

@@ -145,7 +145,7 @@ class Replayer:
         on_progress: Callable[[int], None] | None = None,
     ) -> None:
         # What a recording holds was admitted by the cluster it was recorded from.
-        self.cluster = DatabaseCluster(workspace, namespace_lifecycle=False)
+        self.cluster = DatabaseCluster(workspace, from_api_server=True)
         self.speed = speed
         self.clock = clock or RealClock()
         self.sleep = sleep

@@ -76,12 +76,14 @@ class DatabaseCluster:
     instance (as InMemoryCluster delivers them). An instance is meant for one thread.
     """
 
-    def __init__(self, workspace: Workspace | int, namespace_lifecycle: bool = True) -> None:
-        """``namespace_lifecycle`` refuses new objects in namespaces the workspace lacks, as
-        kube-apiserver does; off for objects a real API server admitted already (the mirror,
-        replays), whose watch streams may bring a pod before its namespace."""
+    def __init__(self, workspace: Workspace | int, from_api_server: bool = False) -> None:
+        """``from_api_server``: the objects written were admitted by a real API server already
+        (the mirror, replays), so admission's refusals are not repeated: a watch stream may
+        bring a pod before its namespace, and a cluster may hold two default PriorityClasses.
+        Otherwise new objects in a namespace the workspace lacks and a second default
+        PriorityClass are refused, as kube-apiserver refuses them."""
         self.workspace_id: int = workspace if isinstance(workspace, int) else workspace.pk
-        self.namespace_lifecycle = namespace_lifecycle
+        self.from_api_server = from_api_server
         self._watchers: list[WatchHandler] = []
         self._position: int | None = None
         self._dispatching = False
@@ -236,7 +238,7 @@ class DatabaseCluster:
             key = _key(obj)
             if key in seen:
                 errors.append(ObjectError(obj.describe(), "", "appears more than once"))
-            elif err := _write_error(obj, existing.get(key), replace, classes, namespaces):
+            elif err := self._write_error(obj, existing.get(key), replace, classes, namespaces):
                 errors.append(err)
             seen.add(key)
         return errors
@@ -457,7 +459,7 @@ class DatabaseCluster:
         for obj in objects:
             row = existing.get(_key(obj))
             if row is None:
-                if (refusal := namespace_error(obj, namespaces)) is not None:
+                if (refusal := self._refusal(obj, classes, namespaces)) is not None:
                     raise refusal
                 creations.append(self._creation(obj, classes, now))
                 continue
@@ -467,10 +469,48 @@ class DatabaseCluster:
         stored.extend(self._insert(creations))
         return stored
 
+    def _write_error(
+        self,
+        obj: KubeObject,
+        row: ClusterObject | None,
+        replace: bool,
+        classes: _BatchPriorityClasses,
+        namespaces: NamespacePhase,
+    ) -> ObjectError | None:
+        """Why writing ``obj`` (over ``row`` when it is stored) would be refused, if it would."""
+        if row is not None and not replace:
+            return ObjectError(obj.describe(), "", "already exists")
+        if row is not None:
+            return _uid_change(obj, row)
+        return self._admission_error(obj, classes, namespaces)
+
+    def _admission_error(
+        self, obj: KubeObject, classes: _BatchPriorityClasses, namespaces: NamespacePhase
+    ) -> ObjectError | None:
+        """Why kube-apiserver's admission would refuse creating ``obj``, if it would."""
+        refusal = self._refusal(obj, classes, namespaces)
+        if refusal is not None or obj.kind != "Pod":
+            return refusal
+        try:
+            priority.admit_pod(manifest_of(obj), obj.describe(), classes)
+        except ObjectError as err:
+            return err
+        return None
+
+    def _refusal(
+        self, obj: KubeObject, classes: _BatchPriorityClasses, namespaces: NamespacePhase
+    ) -> ObjectError | None:
+        """NamespaceLifecycle's refusal, then the Priority plugin's of a second default class
+        (a pod's priority is admitted as it is stored)."""
+        refusal = namespace_error(obj, namespaces)
+        if refusal is None and isinstance(obj, PriorityClass) and not self.from_api_server:
+            refusal = priority.priority_class_error(obj, classes.before(obj))
+        return refusal
+
     def _namespace_phases(self, batch: list[KubeObject]) -> NamespacePhase:
         """NamespaceLifecycle's view: the batch's Namespaces, then stored ones (every
         namespace exists when the check is off)."""
-        if not self.namespace_lifecycle:
+        if self.from_api_server:
             return _ANY_NAMESPACE
         in_batch = phases_of([o for o in batch if o.kind == "Namespace"])
         wanted = {o.namespace for o in batch if o.NAMESPACED} - set(SYSTEM_NAMESPACES)
@@ -479,7 +519,7 @@ class DatabaseCluster:
         return lambda name: phase if (phase := in_batch(name)) is not None else stored(name)
 
     def _creation(
-        self, obj: KubeObject, classes: priority.PriorityClasses, now: dt.datetime
+        self, obj: KubeObject, classes: _BatchPriorityClasses, now: dt.datetime
     ) -> _Creation:
         """What creating the object stores: its admitted manifest, and its change."""
         manifest = manifest_of(obj)
@@ -655,28 +695,6 @@ class _BindingBatch:
         KubeEvent.objects.bulk_create(events)
 
 
-def _write_error(
-    obj: KubeObject,
-    row: ClusterObject | None,
-    replace: bool,
-    classes: priority.PriorityClasses,
-    namespaces: NamespacePhase,
-) -> ObjectError | None:
-    """Why writing ``obj`` (over ``row`` when it is stored) would be refused, if it would."""
-    if row is not None:
-        return (
-            _uid_change(obj, row) if replace else ObjectError(obj.describe(), "", "already exists")
-        )
-    refusal = namespace_error(obj, namespaces)
-    if refusal is not None or obj.kind != "Pod":
-        return refusal
-    try:
-        priority.admit_pod(manifest_of(obj), obj.describe(), classes)
-    except ObjectError as err:
-        return err
-    return None
-
-
 def _any_namespace(name: str) -> str | None:
     return ""
 
@@ -697,11 +715,18 @@ class _BatchPriorityClasses:
         return self._batch.get(name) or self._cluster.get("PriorityClass", name)
 
     def global_default(self) -> PriorityClass | None:
+        return priority.global_default([*self._stored_only(), *self._batch.values()])
+
+    def before(self, pc: PriorityClass) -> list[PriorityClass]:
+        """The classes there when ``pc`` is created: stored ones, and the batch's before it."""
+        listed = list(self._batch)
+        earlier = listed[: listed.index(pc.name)] if pc.name in self._batch else listed
+        return [*self._stored_only(), *(self._batch[name] for name in earlier)]
+
+    def _stored_only(self) -> list[PriorityClass]:
         if self._stored is None:
             self._stored = self._cluster.list("PriorityClass")
-        batch_names = set(self._batch)
-        classes = [c for c in self._stored if c.name not in batch_names]
-        return priority.global_default([*classes, *self._batch.values()])
+        return [c for c in self._stored if c.name not in self._batch]
 
 
 # ----------------------------------------------------------------------------------------------

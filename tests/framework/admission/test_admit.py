@@ -80,13 +80,23 @@ def test_a_pods_class_gives_it_its_priority_and_policy():
     assert errors == [] and (spec.priority, spec.preemption_policy) == (500, "Never")
 
 
-def test_a_pod_without_a_class_gets_the_lowest_global_default():
-    objects, _ = admitted(
+def test_a_pod_without_a_class_gets_the_global_default():
+    objects, errors = admitted(priority_class("low", 10, globalDefault=True), pod())
+    assert errors == []
+    assert (objects[1].spec.priority, objects[1].spec.priority_class_name) == (10, "low")
+
+
+def test_a_second_global_default_is_refused_in_file_order():
+    objects, errors = admitted(
         priority_class("low", 10, globalDefault=True),
         priority_class("lower", 5, globalDefault=True),
         pod(),
     )
-    assert (objects[2].spec.priority, objects[2].spec.priority_class_name) == (5, "lower")
+    assert errors == [
+        'PriorityClass "lower": globalDefault: PriorityClass low is already marked as default. '
+        "Only one default can exist"
+    ]
+    assert objects[-1].spec.priority == 10
 
 
 def test_the_system_classes_need_no_object():

@@ -70,7 +70,7 @@ def test_a_namespace_the_workspace_lacks_refuses_new_objects_but_not_from_a_real
     ]
     assert cluster.list("Pod") == []
     # A mirror or a replay writes what a real API server admitted, in its watch order.
-    DatabaseCluster(workspace, namespace_lifecycle=False).add(make_pod("a", "team"))
+    DatabaseCluster(workspace, from_api_server=True).add(make_pod("a", "team"))
     assert [p.key for p in cluster.list("Pod")] == ["team/a"]
 
 
