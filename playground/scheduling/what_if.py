@@ -79,7 +79,6 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
         kind = manifest.get("kind")
         raise ObjectError("the pasted object", "kind", f"must be Pod, not {kind!r}")
     pod = parse_new_object(manifest)
-    admission.validate_names(pod)
     if pod.spec.node_name:
         raise ObjectError(
             pod.describe(),

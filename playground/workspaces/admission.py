@@ -1,29 +1,19 @@
-"""What the API server checks and fills in on an object before storing it, beyond parsing.
+"""What the API server fills in on an object before storing it, beyond its validation.
 
-The engine reads manifests that may never have been admitted (its parser type-checks only).
-The playground stores objects as a cluster would, so it adds the API server's checks that
-decide identity (object names) and the Priority admission plugin, which resolves a new pod's
-``priorityClassName`` into ``spec.priority``: without it a pod of class ``high`` would be
-scheduled with priority 0.
+New objects are validated as kube-apiserver validates them by ``parse_new_object``; the
+playground stores objects as a cluster would, so it adds the Priority admission plugin, which
+resolves a new pod's ``priorityClassName`` into ``spec.priority``: without it a pod of class
+``high`` would be scheduled with priority 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from framework.api.errors import ObjectError
-from framework.api.field_errors import invalid
-from framework.api.meta import KubeObject
 from framework.api.pod import PREEMPT_LOWER_PRIORITY
 from framework.api.scheduling import PriorityClass
-from framework.api.validation.content import is_dns1123_label, is_dns1123_subdomain
-
-SYSTEM_PRIORITY_CLASSES = {
-    "system-cluster-critical": 2_000_000_000,
-    "system-node-critical": 2_000_001_000,
-}
-"""The classes every cluster has (created by the API server at start-up), with their values."""
+from framework.api.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 
 
 class PriorityClasses(Protocol):
@@ -32,20 +22,6 @@ class PriorityClasses(Protocol):
     def get(self, name: str) -> PriorityClass | None: ...
 
     def global_default(self) -> PriorityClass | None: ...
-
-
-def validate_names(obj: KubeObject) -> None:
-    """Raises ObjectError when the name or namespace could not be stored by an API server."""
-    check = is_dns1123_label if obj.kind == "Namespace" else is_dns1123_subdomain
-    _check_name(obj, "metadata.name", obj.name, check)
-    if obj.namespace:
-        _check_name(obj, "metadata.namespace", obj.namespace, is_dns1123_label)
-
-
-def _check_name(obj: KubeObject, field: str, value: str, check: Callable[[str], list[str]]) -> None:
-    problems = check(value)
-    if problems:
-        raise ObjectError(obj.describe(), field, invalid(field, value, "; ".join(problems)).body())
 
 
 def admit_pod(manifest: dict[str, Any], owner: str, classes: PriorityClasses) -> None:

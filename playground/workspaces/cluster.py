@@ -798,9 +798,7 @@ def resource_name(kind: str) -> str:
 def _parsed(obj: ObjectOrManifest) -> KubeObject:
     # A manifest comes from a person (editor, import, bulk creation): checked as
     # kube-apiserver checks a new object. Parsed objects (the live mirror's) are taken as read.
-    parsed = obj if isinstance(obj, KubeObject) else parse_new_object(obj)
-    admission.validate_names(parsed)
-    return parsed
+    return obj if isinstance(obj, KubeObject) else parse_new_object(obj)
 
 
 def _key(obj: KubeObject) -> tuple[str, str, str]:

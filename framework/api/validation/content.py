@@ -145,3 +145,38 @@ def parse_int64(text: str) -> int | None:
 
 def _byte_length(text: str) -> int:
     return len(text.encode("utf-8"))
+
+
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character"
+)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+_PERCENT_FMT = "[0-9]+%"
+_PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%'"
+_PERCENT_RE = re.compile(_PERCENT_FMT)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """A DNS-1035 label (a Service's name): like an RFC 1123 label, starting with a letter.
+    Its length is counted in characters (``util/validation``)."""
+    errors: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errors.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
+    if not _DNS1035_LABEL_RE.fullmatch(value):
+        errors.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errors
+
+
+def is_path_segment_name(value: str) -> list[str]:
+    """What every object's name must be, whatever its kind: usable as one URL path segment."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in value]
+
+
+def is_valid_percent(value: str) -> list[str]:
+    if not _PERCENT_RE.fullmatch(value):
+        return [regex_error(_PERCENT_MSG, _PERCENT_FMT, "1%", "93%")]
+    return []

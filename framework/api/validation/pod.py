@@ -82,7 +82,7 @@ def validate_pod_spec(spec: Manifest, labels: Mapping[str, str], path: str) -> l
     errors += _names(spec, "priorityClassName", path)
     errors += _names(spec, "runtimeClassName", path)
     if spec.get("preemptionPolicy") is not None:
-        errors += _preemption_policy(spec["preemptionPolicy"], f"{path}.preemptionPolicy")
+        errors += validate_preemption_policy(spec["preemptionPolicy"], f"{path}.preemptionPolicy")
     if spec.get("overhead") is not None:
         errors += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead")
     if spec.get("os") is not None:
@@ -402,7 +402,7 @@ def _os(os: Manifest, path: str) -> list[FieldError]:
     return _one_of(name, ("linux", "windows"), path)
 
 
-def _preemption_policy(policy: str, path: str) -> list[FieldError]:
+def validate_preemption_policy(policy: str, path: str) -> list[FieldError]:
     if policy == "":
         return [required(path)]
     return _one_of(policy, _PREEMPTION_POLICIES, path)
