@@ -21,6 +21,14 @@ from framework.api.field_errors import (
     not_supported,
     required,
 )
+from framework.api.fields import Fields
+from framework.api.meta import ObjectMeta
+from framework.api.pod import Pod, PodSpec, ResourceRequirements
+from framework.api.resources import (
+    aggregate_container_limits,
+    aggregate_container_requests,
+    is_hugepage_resource_name,
+)
 from framework.api.validation.affinity import (
     merged_selector,
     validate_affinity,
@@ -286,6 +294,36 @@ def _pod_resources(spec: Manifest, path: str) -> list[FieldError]:
         detail = "claims may not be set for Resources at pod-level"
         errors.append(forbidden(f"{where}.claims", detail))
     errors += validate_resource_requirements(resources, where, pod_level=True)
+    errors += _pod_resource_consistency(spec, where)
+    return errors
+
+
+def _pod_resource_consistency(spec: Manifest, path: str) -> list[FieldError]:
+    """``validatePodResourceConsistency``: pod-level requests cover what the containers ask
+    for together (sidecars and init containers counted as the scheduler counts them), so do
+    pod-level hugepage limits, and no container's limit exceeds the pod's. Containers'
+    requests default to their limits first."""
+    pod = Pod(ObjectMeta(name="validated"), PodSpec.parse(Fields(spec, "pod", "spec")))
+    pod_resources = pod.spec.resources or ResourceRequirements()
+    errors: list[FieldError] = []
+    aggregate = aggregate_container_requests(pod, {}, use_status_resources=False)
+    for name, total in sorted(aggregate.items()):
+        asked = pod_resources.requests.get(name)
+        if asked is not None and total.cmp(asked) > 0:
+            detail = f"must be greater than or equal to aggregate container requests of {total}"
+            errors.append(invalid(f"{path}.requests[{name}]", str(asked), detail))
+    for name, total in sorted(aggregate_container_limits(pod).items()):
+        pod_limit = pod_resources.limits.get(name)
+        if is_hugepage_resource_name(name) and pod_limit is not None and total.cmp(pod_limit) > 0:
+            detail = f"must be greater than or equal to aggregate container limits of {total}"
+            errors.append(invalid(f"{path}.limits[{name}]", str(pod_limit), detail))
+    for index, container in enumerate(pod.spec.containers):
+        for name, limit in sorted(container.resources.limits.items()):
+            pod_limit = pod_resources.limits.get(name)
+            if pod_limit is not None and limit.cmp(pod_limit) > 0:
+                where = f"{path}.containers[{index}][{name}].limits"
+                detail = f"must be less than or equal to pod limits of {pod_limit}"
+                errors.append(invalid(where, str(limit), detail))
     return errors
 
 

@@ -552,3 +552,108 @@ def test_every_problem_is_listed_at_once_and_nothing_is_returned():
         '`key` is empty, which means "match all values and all keys"]'
     )
     assert len(excinfo.value.errors) == 2
+
+
+def consistency(pod_resources, *containers):
+    """A pod with pod-level resources and containers with these resources (upstream's
+    TestValidatePodResourceConsistency builds the same)."""
+
+    def edit(manifest):
+        manifest["spec"]["resources"] = pod_resources
+        manifest["spec"]["containers"] = [
+            {"name": f"c{i}", "image": "x", "resources": resources}
+            for i, resources in enumerate(containers)
+        ]
+
+    return edit
+
+
+AGGREGATE_REQUESTS = "must be greater than or equal to aggregate container requests of"
+CONSISTENCY_CASES = [
+    (
+        "aggregate container requests less than pod requests",
+        consistency(
+            {"requests": {"cpu": "10", "memory": "10Mi"}},
+            {"requests": {"cpu": "5", "memory": "5Mi"}},
+            {"requests": {"cpu": "4", "memory": "3Mi"}},
+        ),
+        [],
+    ),
+    (
+        "aggregate container requests equal to pod requests",
+        consistency(
+            {"requests": {"cpu": "10", "memory": "10Mi"}},
+            {"requests": {"cpu": "5", "memory": "5Mi"}},
+            {"requests": {"cpu": "5", "memory": "5Mi"}},
+        ),
+        [],
+    ),
+    (
+        "aggregate container requests greater than pod requests",
+        consistency(
+            {"requests": {"cpu": "10", "memory": "10Mi"}},
+            {"requests": {"cpu": "6", "memory": "5Mi"}},
+            {"requests": {"cpu": "8", "memory": "7Mi"}},
+        ),
+        [
+            f'spec.resources.requests[cpu]: Invalid value: "10": {AGGREGATE_REQUESTS} 14',
+            f'spec.resources.requests[memory]: Invalid value: "10Mi": {AGGREGATE_REQUESTS} 12Mi',
+        ],
+    ),
+    (
+        "aggregate container limits less than pod limits",
+        consistency(
+            {"limits": {"cpu": "10", "memory": "10Mi", "hugepages-2Mi": "10Mi"}},
+            {"limits": {"cpu": "5", "memory": "5Mi", "hugepages-2Mi": "4Mi"}},
+            {"limits": {"cpu": "4", "memory": "3Mi", "hugepages-2Mi": "4Mi"}},
+        ),
+        [],
+    ),
+    (
+        "aggregate container limits greater than pod limits",
+        consistency(
+            {"limits": {"cpu": "10", "memory": "10Mi"}},
+            {"limits": {"cpu": "5", "memory": "5Mi"}},
+            {"limits": {"cpu": "6", "memory": "9Mi"}},
+        ),
+        [],
+    ),
+    (
+        "hugepage aggregate container limits greater than pod limits",
+        consistency(
+            {"limits": {"cpu": "10", "hugepages-2Mi": "4Mi"}},
+            {"limits": {"cpu": "6", "hugepages-2Mi": "4Mi"}},
+            {"limits": {"cpu": "6", "hugepages-2Mi": "4Mi"}},
+        ),
+        [
+            'spec.resources.limits[hugepages-2Mi]: Invalid value: "4Mi": must be greater than '
+            "or equal to aggregate container limits of 8Mi"
+        ],
+    ),
+    (
+        "individual container limits greater than pod limits",
+        consistency(
+            {"limits": {"cpu": "10", "memory": "10Mi", "hugepages-2Mi": "2Mi"}},
+            {"limits": {"cpu": "11", "memory": "12Mi", "hugepages-2Mi": "4Mi"}},
+        ),
+        [
+            'spec.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than '
+            "or equal to aggregate container limits of 4Mi",
+            'spec.resources.containers[0][cpu].limits: Invalid value: "11": must be less than '
+            "or equal to pod limits of 10",
+            'spec.resources.containers[0][hugepages-2Mi].limits: Invalid value: "4Mi": must be '
+            "less than or equal to pod limits of 2Mi",
+            'spec.resources.containers[0][memory].limits: Invalid value: "12Mi": must be less '
+            "than or equal to pod limits of 10Mi",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [c[1:] for c in CONSISTENCY_CASES],
+    ids=[c[0] for c in CONSISTENCY_CASES],
+)
+def test_pod_level_resources_hold_the_containers(edit, expected):
+    assert errors_of(edit) == expected
