@@ -77,20 +77,25 @@ def validate_persistent_volume(manifest: Manifest) -> list[FieldError]:
 
 
 def validate_persistent_volume_claim(manifest: Manifest) -> list[FieldError]:
-    spec = manifest.get("spec") or {}
     errors = validate_object_meta(manifest.get("metadata") or {}, True, is_dns1123_subdomain)
+    return errors + validate_claim_spec(manifest.get("spec") or {}, "spec")
+
+
+def validate_claim_spec(spec: Manifest, path: str) -> list[FieldError]:
+    """``ValidatePersistentVolumeClaimSpec``, for a claim and for a pod's claim template."""
     detail = "at least 1 access mode is required"
-    errors += _access_modes(spec.get("accessModes") or [], "spec.accessModes", detail)
+    errors = _access_modes(spec.get("accessModes") or [], f"{path}.accessModes", detail)
     if spec.get("selector") is not None:
-        errors += validate_label_selector(spec["selector"], "spec.selector")
+        errors += validate_label_selector(spec["selector"], f"{path}.selector")
     requests = quantities_in_key_order((spec.get("resources") or {}).get("requests"))
     storage = requests.get("storage")
+    where = f"{path}.resources[storage]"
     if storage is None:
-        errors.append(required("spec.resources[storage]"))
+        errors.append(required(where))
     elif storage.sign() <= 0:
-        errors.append(invalid("spec.resources[storage]", str(storage), IS_NOT_POSITIVE))
-    errors += _class_name(spec.get("storageClassName"), "spec.storageClassName")
-    errors += _volume_mode(spec.get("volumeMode"), "spec.volumeMode")
+        errors.append(invalid(where, str(storage), IS_NOT_POSITIVE))
+    errors += _class_name(spec.get("storageClassName"), f"{path}.storageClassName")
+    errors += _volume_mode(spec.get("volumeMode"), f"{path}.volumeMode")
     return errors
 
 

@@ -276,6 +276,44 @@ CASES = [
         spec(runtimeClassName="invalid/sandbox"),
         [f'spec.runtimeClassName: Invalid value: "invalid/sandbox": {SUBDOMAIN_MSG}'],
     ),
+    # ephemeral volumes (TestEphemeralVolumes* cases)
+    (
+        "an ephemeral volume without its claim template",
+        spec(volumes=[{"name": "scratch", "ephemeral": {}}]),
+        ["spec.volumes[0].ephemeral.volumeClaimTemplate: Required value"],
+    ),
+    (
+        "an ephemeral claim template without storage and access modes",
+        spec(volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}]),
+        [
+            "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes: Required value: at "
+            "least 1 access mode is required",
+            "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources[storage]: Required value",
+        ],
+    ),
+    (
+        "a claim that an ephemeral volume creates",
+        spec(
+            volumes=[
+                {
+                    "name": "scratch",
+                    "ephemeral": {
+                        "volumeClaimTemplate": {
+                            "spec": {
+                                "accessModes": ["ReadWriteOnce"],
+                                "resources": {"requests": {"storage": "1Gi"}},
+                            }
+                        }
+                    },
+                },
+                {"name": "data", "persistentVolumeClaim": {"claimName": "web-scratch"}},
+            ]
+        ),
+        [
+            'spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "web-scratch": must '
+            "not reference a PVC that gets created for an ephemeral volume"
+        ],
+    ),
     # metadata
     (
         "an invalid label key and value",
