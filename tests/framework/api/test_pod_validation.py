@@ -695,3 +695,197 @@ CONSISTENCY_CASES = [
 )
 def test_pod_level_resources_hold_the_containers(edit, expected):
     assert errors_of(edit) == expected
+
+
+PORT_CASES = [
+    (
+        "name > 15 characters",
+        [{"name": "a" * 16, "containerPort": 80}],
+        [f'ports[0].name: Invalid value: "{"a" * 16}": must be no more than 15 characters'],
+    ),
+    (
+        "name contains invalid characters",
+        [{"name": "a.b.c", "containerPort": 80}],
+        [
+            'ports[0].name: Invalid value: "a.b.c": must contain only alpha-numeric characters '
+            "(a-z, 0-9), and hyphens (-)"
+        ],
+    ),
+    (
+        "name is a number",
+        [{"name": "80", "containerPort": 80}],
+        ['ports[0].name: Invalid value: "80": must contain at least one letter (a-z)'],
+    ),
+    (
+        "name not unique",
+        [{"name": "abc", "containerPort": 80}, {"name": "abc", "containerPort": 81}],
+        ['ports[1].name: Duplicate value: "abc"'],
+    ),
+    ("zero container port", [{"containerPort": 0}], ["ports[0].containerPort: Required value"]),
+    (
+        "invalid container port",
+        [{"containerPort": 65536}],
+        ["ports[0].containerPort: Invalid value: 65536: must be between 1 and 65535, inclusive"],
+    ),
+    (
+        "invalid host port",
+        [{"containerPort": 80, "hostPort": 65536}],
+        ["ports[0].hostPort: Invalid value: 65536: must be between 1 and 65535, inclusive"],
+    ),
+    (
+        "invalid protocol case",
+        [{"containerPort": 80, "protocol": "tcp"}],
+        ['ports[0].protocol: Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP"'],
+    ),
+    (
+        "invalid protocol",
+        [{"containerPort": 80, "protocol": "ICMP"}],
+        ['ports[0].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"'],
+    ),
+    # Upstream's "protocol required" cannot happen on create: an empty protocol defaults to TCP.
+    (
+        "valid ports",
+        [
+            {"name": "abc", "containerPort": 80, "hostPort": 80, "protocol": "TCP"},
+            {"name": "easy", "containerPort": 82, "protocol": "TCP"},
+            {"name": "as", "containerPort": 83, "protocol": "UDP"},
+            {"name": "do-re-me", "containerPort": 84, "protocol": "SCTP"},
+            {"containerPort": 85},
+        ],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ports", "expected"), [c[1:] for c in PORT_CASES], ids=[c[0] for c in PORT_CASES]
+)
+def test_container_ports(ports, expected):
+    """TestValidatePorts."""
+    prefix = "spec.containers[0]."
+    assert errors_of(container(ports=ports)) == [prefix + e for e in expected]
+
+
+NAME_PART = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+NATIVE = "kubernetes.io/" + "a" * 63
+REQUIREMENT_CASES = [
+    # TestValidateResourceRequirements, success cases
+    (
+        "limits and requests of hugepage resource are equal",
+        resources(
+            limits={"cpu": "10", "hugepages-2Mi": "2Mi"},
+            requests={"cpu": "10", "hugepages-2Mi": "2Mi"},
+        ),
+        [],
+    ),
+    (
+        "container resource hugepage with cpu or memory",
+        resources(limits={"hugepages-2Mi": "2Mi", "cpu": "10"}, requests={"hugepages-2Mi": "2Mi"}),
+        [],
+    ),
+    (
+        "container resource hugepage limit without request",
+        resources(limits={"memory": "2Mi", "hugepages-2Mi": "2Mi"}),
+        [],
+    ),
+    (
+        "pod resource hugepages with cpu or memory",
+        spec(
+            resources={
+                "limits": {"hugepages-2Mi": "2Mi"},
+                "requests": {"memory": "2Mi", "hugepages-2Mi": "2Mi"},
+            }
+        ),
+        [],
+    ),
+    # TestValidateResourceRequirements, error cases
+    (
+        "container resource hugepage without cpu or memory",
+        resources(limits={"hugepages-2Mi": "2Mi"}, requests={"hugepages-2Mi": "2Mi"}),
+        [f"{RES}: Forbidden: HugePages require cpu or memory"],
+    ),
+    (
+        "container resource hugepage without limit",
+        resources(requests={"memory": "2Mi", "hugepages-2Mi": "2Mi"}),
+        [f"{RES}.limits: Required value: Limit must be set for non overcommitable resources"],
+    ),
+    (
+        "pod resource hugepages without cpu or memory",
+        spec(resources={"limits": {"hugepages-2Mi": "2Mi"}, "requests": {"hugepages-2Mi": "2Mi"}}),
+        ["spec.resources: Forbidden: HugePages require cpu or memory"],
+    ),
+    (
+        "pod resource hugepages request without limit",
+        spec(resources={"requests": {"memory": "2Mi", "hugepages-2Mi": "2Mi"}}),
+        [
+            "spec.resources.limits: Required value: Limit must be set for non overcommitable "
+            "resources"
+        ],
+    ),
+    (
+        "pod resource with ephemeral-storage",
+        spec(
+            resources={
+                "limits": {"ephemeral-storage": "2Mi"},
+                "requests": {"ephemeral-storage2Mi": "2Mi"},
+            }
+        ),
+        [
+            'spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": '
+            'supported values: "cpu", "memory"',
+            'spec.resources.requests[ephemeral-storage2Mi]: Invalid value: "ephemeral-storage2Mi":'
+            " must be a standard resource type or fully qualified",
+        ],
+    ),
+    (
+        "pod resource with unsupported prefixed resources",
+        spec(
+            resources={
+                "limits": {"kubernetesio/cpu": "2"},
+                "requests": {"kubernetesio/memory": "2"},
+            }
+        ),
+        [
+            'spec.resources.limits[kubernetesio/cpu]: Unsupported value: "kubernetesio/cpu": '
+            'supported values: "cpu", "memory"',
+            "spec.resources.requests[kubernetesio/memory]: Unsupported value: "
+            '"kubernetesio/memory": supported values: "cpu", "memory"',
+            "spec.resources.limits: Required value: Limit must be set for non overcommitable "
+            "resources",
+        ],
+    ),
+    (
+        "pod resource with unsupported native resources",
+        spec(resources={"limits": {NATIVE: "2"}, "requests": {NATIVE: "2"}}),
+        [
+            f'spec.resources.limits[{NATIVE}]: Unsupported value: "{NATIVE}": supported '
+            'values: "cpu", "memory"',
+            f'spec.resources.requests[{NATIVE}]: Unsupported value: "{NATIVE}": supported '
+            'values: "cpu", "memory"',
+        ],
+    ),
+    (
+        "pod resource with unsupported empty native resource name",
+        spec(resources={"limits": {"kubernetes.io/": "2"}, "requests": {"kubernetes.io": "2"}}),
+        [
+            'spec.resources.limits[kubernetes.io/]: Invalid value: "kubernetes.io/": name part '
+            "must be non-empty",
+            f'spec.resources.limits[kubernetes.io/]: Invalid value: "kubernetes.io/": {NAME_PART}',
+            'spec.resources.requests[kubernetes.io]: Invalid value: "kubernetes.io": must be a '
+            "standard resource type or fully qualified",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [c[1:] for c in REQUIREMENT_CASES],
+    ids=[c[0] for c in REQUIREMENT_CASES],
+)
+def test_resource_requirements(edit, expected):
+    assert errors_of(edit) == expected
