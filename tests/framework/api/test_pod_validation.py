@@ -889,3 +889,452 @@ REQUIREMENT_CASES = [
 )
 def test_resource_requirements(edit, expected):
     assert errors_of(edit) == expected
+
+
+def pod_with(name="123", labels=None, **spec_fields):
+    """Upstream's ``podtest.MakePod(name, ...)``: one valid container unless given."""
+    spec_fields.setdefault("containers", [{"name": "ctr", "image": "image"}])
+    metadata = {"name": name, "namespace": "ns", "labels": labels or {}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec_fields}
+
+
+def required_node_affinity(**requirement_lists):
+    term = {key: list(value) for key, value in requirement_lists.items()}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+
+
+def affinity_term(**fields):
+    term = {
+        "labelSelector": {
+            "matchExpressions": [
+                {"key": "key", "operator": "NotIn", "values": ["value1", "value2"]}
+            ]
+        },
+        "topologyKey": "k8s.io/zone",
+    }
+    return {**term, **fields}
+
+
+def pod_affinity(kind, hard, term):
+    terms = [term] if hard else [{"weight": 10, "podAffinityTerm": term}]
+    field_name = "required" if hard else "preferred"
+    return {kind: {f"{field_name}DuringSchedulingIgnoredDuringExecution": terms}}
+
+
+TWICE = {
+    "matchExpressions": [
+        {"key": "key", "operator": "In", "values": ["value1"]},
+        {"key": "key", "operator": "NotIn", "values": ["value2"]},
+    ]
+}
+CLAIM_TEMPLATE = {
+    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10G"}}}
+}
+LONG_POD, LONG_VOLUME = "a" * 126, "b" * 127
+NODE_TERM_0 = (
+    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+)
+# TestValidatePod's error cases that concern what scheduling reads: (name, pod, a part of
+# the error aggregate), checked as upstream checks them.
+VALIDATE_POD_ERROR_CASES = [
+    (
+        "image whitespace",
+        pod_with(containers=[{"name": "ctr", "image": " "}]),
+        "spec.containers[0].image",
+    ),
+    (
+        "image leading and trailing whitespace",
+        pod_with(containers=[{"name": "ctr", "image": " something "}]),
+        "spec.containers[0].image",
+    ),
+    ("bad spec", pod_with(containers=[{}]), "spec.containers[0].name"),
+    (
+        "bad label",
+        pod_with(labels={"NoUppercaseOrSpecialCharsLike=Equals": "bar"}),
+        "NoUppercaseOrSpecialCharsLike=Equals",
+    ),
+    (
+        "invalid node selector requirement in node affinity, operator can't be null",
+        pod_with(affinity=required_node_affinity(matchExpressions=[{"key": "key1"}])),
+        f"{NODE_TERM_0}.matchExpressions[0].operator",
+    ),
+    (
+        "invalid node selector requirement in node affinity, key is invalid",
+        pod_with(
+            affinity=required_node_affinity(
+                matchExpressions=[{"key": "invalid key ___@#", "operator": "Exists"}]
+            )
+        ),
+        f"{NODE_TERM_0}.matchExpressions[0].key",
+    ),
+    (
+        "invalid node field selector requirement in node affinity, more values for field selector",
+        pod_with(
+            affinity=required_node_affinity(
+                matchFields=[{"key": "metadata.name", "operator": "In", "values": ["h1", "h2"]}]
+            )
+        ),
+        f"{NODE_TERM_0}.matchFields[0].values",
+    ),
+    (
+        "invalid node field selector requirement in node affinity, invalid operator",
+        pod_with(
+            affinity=required_node_affinity(
+                matchFields=[{"key": "metadata.name", "operator": "Exists"}]
+            )
+        ),
+        f"{NODE_TERM_0}.matchFields[0].operator",
+    ),
+    (
+        "invalid node field selector requirement in node affinity, invalid key",
+        pod_with(
+            affinity=required_node_affinity(
+                matchFields=[{"key": "metadata.namespace", "operator": "In", "values": ["ns1"]}]
+            )
+        ),
+        f"{NODE_TERM_0}.matchFields[0].key",
+    ),
+    (
+        "invalid preferredSchedulingTerm in node affinity, weight should be in range 1-100",
+        pod_with(
+            affinity={
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 199,
+                            "preference": {
+                                "matchExpressions": [
+                                    {"key": "foo", "operator": "In", "values": ["bar"]}
+                                ]
+                            },
+                        }
+                    ]
+                }
+            }
+        ),
+        "must be in the range 1-100",
+    ),
+    (
+        "invalid requiredDuringSchedulingIgnoredDuringExecution node selector, nodeSelectorTerms "
+        "must have at least one term",
+        pod_with(
+            affinity={
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}
+                }
+            }
+        ),
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "nodeSelectorTerms",
+    ),
+    (
+        "invalid weight in preferredDuringSchedulingIgnoredDuringExecution in pod affinity "
+        "annotations, weight should be in range 1-100",
+        pod_with(
+            affinity={
+                "podAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 109, "podAffinityTerm": affinity_term(namespaces=["ns"])}
+                    ]
+                }
+            }
+        ),
+        "must be in the range 1-100",
+    ),
+    (
+        "invalid labelSelector in preferredDuringSchedulingIgnoredDuringExecution in "
+        "podaffinity annotations, values should be empty if the operator is Exists",
+        pod_with(
+            affinity=pod_affinity(
+                "podAntiAffinity",
+                False,
+                affinity_term(
+                    labelSelector={
+                        "matchExpressions": [
+                            {"key": "key2", "operator": "Exists", "values": ["value1", "value2"]}
+                        ]
+                    }
+                ),
+            )
+        ),
+        "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+        "podAffinityTerm.labelSelector.matchExpressions[0].values",
+    ),
+    (
+        "invalid namespaceSelector in preferredDuringSchedulingIgnoredDuringExecution in "
+        "podaffinity, In operator must include Values",
+        pod_with(
+            affinity=pod_affinity(
+                "podAntiAffinity",
+                False,
+                affinity_term(
+                    labelSelector=None,
+                    namespaceSelector={"matchExpressions": [{"key": "key2", "operator": "In"}]},
+                ),
+            )
+        ),
+        "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+        "podAffinityTerm.namespaceSelector.matchExpressions[0].values",
+    ),
+    (
+        "invalid name space in preferredDuringSchedulingIgnoredDuringExecution in podaffinity "
+        "annotations, namespace should be valid",
+        pod_with(
+            affinity=pod_affinity(
+                "podAffinity", False, affinity_term(namespaces=["INVALID_NAMESPACE"])
+            )
+        ),
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+        "podAffinityTerm.namespace",
+    ),
+    *[
+        (
+            f"invalid {'hard' if hard else 'soft'} pod {kind_name}, empty topologyKey is not "
+            f"allowed for {'hard' if hard else 'soft'} pod {kind_name}",
+            pod_with(affinity=pod_affinity(kind, hard, affinity_term(topologyKey=""))),
+            "can not be empty",
+        )
+        for kind, kind_name in (("podAffinity", "affinity"), ("podAntiAffinity", "anti-affinity"))
+        for hard in (True, False)
+    ],
+    *[
+        (
+            f"invalid {'hard' if hard else 'soft'} pod {kind_name}, key in {field_name} isn't "
+            "correctly defined",
+            pod_with(affinity=pod_affinity(kind, hard, affinity_term(**{key: ["/simple"]}))),
+            "prefix part must be non-empty",
+        )
+        for kind, kind_name in (("podAffinity", "affinity"), ("podAntiAffinity", "anti-affinity"))
+        for hard in (True, False)
+        for key, field_name in (
+            ("matchLabelKeys", "MatchLabelKeys"),
+            ("mismatchLabelKeys", "MismatchLabelKeys"),
+        )
+    ],
+    *[
+        (
+            f"invalid {'hard' if hard else 'soft'} pod {kind_name}, key exists in both "
+            "matchLabelKeys and labelSelector",
+            pod_with(
+                labels={"key": "value1"},
+                affinity=pod_affinity(
+                    kind, hard, affinity_term(labelSelector=TWICE, matchLabelKeys=["key"])
+                ),
+            ),
+            "exists in both matchLabelKeys and labelSelector",
+        )
+        for kind, kind_name in (("podAffinity", "affinity"), ("podAntiAffinity", "anti-affinity"))
+        for hard in (True, False)
+    ],
+    *[
+        (
+            f"invalid {'hard' if hard else 'soft'} pod {kind_name}, key exists in both "
+            "MatchLabelKeys and MismatchLabelKeys",
+            pod_with(
+                labels={"key": "value1"},
+                affinity=pod_affinity(
+                    kind,
+                    hard,
+                    affinity_term(matchLabelKeys=["samekey"], mismatchLabelKeys=["samekey"]),
+                ),
+            ),
+            "exists in both matchLabelKeys and mismatchLabelKeys",
+        )
+        for kind, kind_name in (("podAffinity", "affinity"), ("podAntiAffinity", "anti-affinity"))
+        for hard in (True, False)
+    ],
+    (
+        "invalid toleration key",
+        pod_with(
+            tolerations=[
+                {
+                    "key": "nospecialchars^=@",
+                    "operator": "Equal",
+                    "value": "bar",
+                    "effect": "NoSchedule",
+                }
+            ]
+        ),
+        "spec.tolerations[0].key",
+    ),
+    (
+        "invalid toleration operator",
+        pod_with(
+            tolerations=[{"key": "foo", "operator": "In", "value": "bar", "effect": "NoSchedule"}]
+        ),
+        "spec.tolerations[0].operator",
+    ),
+    (
+        "value must be empty when `operator` is 'Exists'",
+        pod_with(
+            tolerations=[
+                {"key": "foo", "operator": "Exists", "value": "bar", "effect": "NoSchedule"}
+            ]
+        ),
+        "spec.tolerations[0].operator",
+    ),
+    (
+        "operator must be 'Exists' when `key` is empty",
+        pod_with(tolerations=[{"operator": "Equal", "value": "bar", "effect": "NoSchedule"}]),
+        "spec.tolerations[0].operator",
+    ),
+    (
+        "effect must be 'NoExecute' when `TolerationSeconds` is set",
+        pod_with(
+            tolerations=[
+                {
+                    "key": "node.kubernetes.io/not-ready",
+                    "operator": "Exists",
+                    "effect": "NoSchedule",
+                    "tolerationSeconds": 20,
+                }
+            ]
+        ),
+        "spec.tolerations[0].effect",
+    ),
+    *[
+        (
+            f"numeric operator {operator} requires feature gate (gate disabled)",
+            pod_with(
+                tolerations=[
+                    {
+                        "key": "node.kubernetes.io/sla",
+                        "operator": operator,
+                        "value": "950",
+                        "effect": "NoSchedule",
+                    }
+                ]
+            ),
+            f'Unsupported value: "{operator}"',
+        )
+        for operator in ("Lt", "Gt")
+    ],
+    (
+        "invalid extended resource name in container request",
+        pod_with(
+            containers=[
+                {
+                    "name": "invalid",
+                    "image": "image",
+                    "resources": {
+                        "requests": {"invalid-name": "2"},
+                        "limits": {"invalid-name": "2"},
+                    },
+                }
+            ]
+        ),
+        "must be a standard resource for containers",
+    ),
+    (
+        "invalid extended resource requirement: request must be == limit",
+        pod_with(
+            containers=[
+                {
+                    "name": "invalid",
+                    "image": "image",
+                    "resources": {
+                        "requests": {"example.com/a": "2"},
+                        "limits": {"example.com/a": "1"},
+                    },
+                }
+            ]
+        ),
+        "must be equal to example.com/a",
+    ),
+    (
+        "invalid extended resource requirement without limit",
+        pod_with(
+            containers=[
+                {
+                    "name": "invalid",
+                    "image": "image",
+                    "resources": {"requests": {"example.com/a": "2"}},
+                }
+            ]
+        ),
+        "Limit must be set",
+    ),
+    *[
+        (
+            f"invalid fractional extended resource in {where} {which}",
+            pod_with(
+                **{
+                    key: [
+                        {
+                            "name": "invalid",
+                            "image": "image",
+                            "resources": {
+                                which + "s": {"example.com/a": "500m"},
+                                **(
+                                    {"limits": {"example.com/a": "5"}} if which == "request" else {}
+                                ),
+                            },
+                        }
+                    ]
+                },
+                **(
+                    {"containers": [{"name": "ctr", "image": "image"}]}
+                    if key != "containers"
+                    else {}
+                ),
+            ),
+            "must be an integer",
+        )
+        for key, where in (("containers", "container"), ("initContainers", "init container"))
+        for which in ("request", "limit")
+    ],
+    (
+        "final PVC name for ephemeral volume must be valid",
+        pod_with(
+            LONG_POD,
+            volumes=[
+                {"name": "pvc", "persistentVolumeClaim": {"claimName": "my-pvc"}},
+                {"name": LONG_VOLUME, "ephemeral": {"volumeClaimTemplate": CLAIM_TEMPLATE}},
+            ],
+        ),
+        f'spec.volumes[1].name: Invalid value: "{LONG_VOLUME}": PVC name '
+        f'"{LONG_POD}-{LONG_VOLUME}": must be no more than 253 characters',
+    ),
+    (
+        "PersistentVolumeClaimVolumeSource must not reference a generated PVC",
+        pod_with(
+            volumes=[
+                {
+                    "name": "pvc-volume",
+                    "persistentVolumeClaim": {"claimName": "123-ephemeral-volume"},
+                },
+                {"name": "ephemeral-volume", "ephemeral": {"volumeClaimTemplate": CLAIM_TEMPLATE}},
+            ]
+        ),
+        'spec.volumes[0].persistentVolumeClaim.claimName: Invalid value: "123-ephemeral-volume": '
+        "must not reference a PVC that gets created for an ephemeral volume",
+    ),
+    (
+        "invalid required node affinity, value of NodeSelectorRequirement should be a valid label "
+        "value",
+        pod_with(
+            affinity=required_node_affinity(
+                matchExpressions=[{"key": "foo", "operator": "In", "values": ["-1"]}]
+            )
+        ),
+        f'{NODE_TERM_0}.matchExpressions[0].values[0]: Invalid value: "-1": a valid label must '
+        "be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
+        "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [c[1:] for c in VALIDATE_POD_ERROR_CASES],
+    ids=[c[0] for c in VALIDATE_POD_ERROR_CASES],
+)
+def test_validate_pod_error_cases(manifest, expected):
+    with pytest.raises(InvalidObjectError) as raised:
+        parse_new_object(manifest)
+    assert expected in str(raised.value)
