@@ -20,6 +20,7 @@ from framework.api.core import (
     Service,
 )
 from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
+from framework.api.field_errors import go_quote
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
@@ -63,10 +64,18 @@ def parse_object(data: Mapping[str, Any]) -> KubeObject:
 
 
 def parse_new_object(data: Mapping[str, Any]) -> KubeObject:
-    """Parse a manifest as kube-apiserver takes it in on create: unknown fields refused
-    (strict field validation, what ``kubectl apply`` asks for), then every problem its
-    validation finds listed at once (:class:`InvalidObjectError`)."""
+    """Parse a manifest as kube-apiserver takes it in on create: a version that does not
+    serve the kind refused, unknown fields refused (strict field validation, what ``kubectl
+    apply`` asks for), then every problem its validation finds listed at once
+    (:class:`InvalidObjectError`)."""
     obj = parse_object(data)
+    api_version = data.get("apiVersion")
+    if api_version is not None and api_version != obj.API_VERSION:
+        # The version kubectl's REST mapping finds no such kind in (v1.36 serves one each).
+        problem = (
+            f"no matches for kind {go_quote(obj.kind)} in version {go_quote(str(api_version))}"
+        )
+        raise ObjectError(obj.describe(), "apiVersion", problem)
     unknown = unknown_fields(obj.kind, data)
     if unknown:
         raise StrictDecodingError(obj.describe(), unknown)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.api.errors import StrictDecodingError
+from framework.api.errors import ObjectError, StrictDecodingError
 from framework.api.loader import load_objects, parse_new_object
 from framework.api.validation.strict import MAX_STRICT_ERRORS, unknown_fields
 
@@ -98,3 +98,23 @@ def test_the_known_fields_file_matches_the_installed_client():
     loader.exec_module(module)
     committed = json.loads((ROOT / "framework/api/validation/known_fields.json").read_text())
     assert module.known_fields() == committed
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version"),
+    [
+        ("Pod", "v2"),
+        ("PodDisruptionBudget", "policy/v1beta1"),
+        ("CSINode", "storage.k8s.io/v1beta1"),
+    ],
+)
+def test_a_version_that_does_not_serve_the_kind_is_refused(kind, api_version):
+    manifest = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+    with pytest.raises(ObjectError) as raised:
+        parse_new_object(manifest)
+    assert raised.value.field == "apiVersion"
+    assert raised.value.problem == f'no matches for kind "{kind}" in version "{api_version}"'
+
+
+def test_a_manifest_without_api_version_is_read_as_the_kinds_version():
+    assert parse_new_object(pod() | {"apiVersion": None}).api_version == "v1"
