@@ -29,7 +29,8 @@ from framework.api.runtime_class import RuntimeClass
 from framework.api.scheduling import PriorityClass
 from framework.api.storage import CSINode, StorageClass
 from framework.api.validation.objects import validate_manifest
-from framework.api.validation.strict import unknown_fields
+from framework.api.validation.resources import QuantityDecodeError
+from framework.api.validation.strict import decode_strictly
 
 # The C implementations are several times faster on large clusters; fall back if absent.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -76,10 +77,15 @@ def parse_new_object(data: Mapping[str, Any]) -> KubeObject:
             f"no matches for kind {go_quote(obj.kind)} in version {go_quote(str(api_version))}"
         )
         raise ObjectError(obj.describe(), "apiVersion", problem)
-    unknown = unknown_fields(obj.kind, data)
-    if unknown:
-        raise StrictDecodingError(obj.describe(), unknown)
-    problems = validate_manifest(obj.kind, obj.NAMESPACED, data)
+    decoding = decode_strictly(obj.kind, data)
+    if decoding.wrong_type is not None:
+        raise ObjectError(obj.describe(), *decoding.wrong_type)
+    if decoding.unknown:
+        raise StrictDecodingError(obj.describe(), decoding.unknown)
+    try:
+        problems = validate_manifest(obj.kind, obj.NAMESPACED, decoding.manifest)
+    except QuantityDecodeError as err:
+        raise ObjectError(obj.describe(), err.path, err.problem) from None
     if problems:
         raise InvalidObjectError(obj.describe(), problems)
     return obj
@@ -92,7 +98,7 @@ def _class_of(data: Mapping[str, Any]) -> type[KubeObject]:
     if not kind:
         name = _name_of(data)
         raise ObjectError(f'object "{name}"' if name else "object", "kind", "Required value")
-    cls = KINDS.get(kind)
+    cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         supported = ", ".join(sorted(KINDS))
         raise ObjectError(

@@ -87,7 +87,8 @@ def validate_claim_spec(spec: Manifest, path: str) -> list[FieldError]:
     errors = _access_modes(spec.get("accessModes") or [], f"{path}.accessModes", detail)
     if spec.get("selector") is not None:
         errors += validate_label_selector(spec["selector"], f"{path}.selector")
-    requests = quantities_in_key_order((spec.get("resources") or {}).get("requests"))
+    requested = (spec.get("resources") or {}).get("requests")
+    requests = quantities_in_key_order(requested, f"{path}.resources.requests")
     storage = requests.get("storage")
     where = f"{path}.resources[storage]"
     if storage is None:
@@ -114,7 +115,7 @@ def _access_modes(modes: list[str], path: str, missing: str) -> list[FieldError]
 
 def _capacity(capacity: Any, path: str) -> list[FieldError]:
     """Storage and nothing else, positive."""
-    quantities = quantities_in_key_order(capacity)
+    quantities = quantities_in_key_order(capacity, path)
     errors: list[FieldError] = []
     if not quantities:
         errors.append(required(path))
@@ -158,7 +159,7 @@ def _clean(path: str) -> str:
 def _class_name(name: str | None, path: str) -> list[FieldError]:
     if not name:
         return []
-    return [invalid(path, name, msg) for msg in is_dns1123_subdomain(name)]
+    return [invalid(path, name, msg) for msg in is_dns1123_subdomain(str(name))]
 
 
 def _volume_mode(mode: str | None, path: str) -> list[FieldError]:
