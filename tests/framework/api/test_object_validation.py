@@ -178,3 +178,63 @@ def test_each_kind_has_its_name_rule(kind, name, expected):
         expected = [expected]
     manifest = {"metadata": {"name": name}, "provisioner": "example.com/disk"}
     assert errors(kind, manifest, kind != "StorageClass") == expected
+
+
+def owner(**fields):
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "u1", **fields}
+
+
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [
+        ({"ownerReferences": [owner(), owner(name="other")]}, []),
+        (
+            {"ownerReferences": [{"apiVersion": "a/b/c"}]},
+            [
+                'metadata.ownerReferences.apiVersion: Invalid value: "a/b/c": version must not '
+                "be empty",
+                'metadata.ownerReferences.kind: Invalid value: "": must not be empty',
+                'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+                'metadata.ownerReferences.uid: Invalid value: "": must not be empty',
+            ],
+        ),
+        (
+            {"ownerReferences": [owner(apiVersion="v1", kind="Event")]},
+            [
+                'metadata.ownerReferences: Invalid value: {"apiVersion":"v1","kind":"Event",'
+                '"name":"web","uid":"u1"}: /v1, Kind=Event is disallowed from being an owner'
+            ],
+        ),
+        (
+            {"ownerReferences": [owner(controller=True), owner(name="b", controller=True)]},
+            [
+                'metadata.ownerReferences: Invalid value: [{"apiVersion":"apps/v1","kind":'
+                '"ReplicaSet","name":"web","uid":"u1","controller":true},{"apiVersion":"apps/v1",'
+                '"kind":"ReplicaSet","name":"b","uid":"u1","controller":true}]: Only one '
+                'reference can have Controller set to true. Found "true" in references for '
+                "ReplicaSet/web and ReplicaSet/b"
+            ],
+        ),
+        (
+            {"generation": -1},
+            ["metadata.generation: Invalid value: -1: must be greater than or equal to 0"],
+        ),
+        ({"generateName": "web-"}, []),
+        (
+            {"annotations": {"a": "x" * (256 * 1024)}},
+            ["metadata.annotations: Too long: may not be more than 262144 bytes"],
+        ),
+    ],
+    ids=[
+        "two owners",
+        "incomplete",
+        "an event",
+        "two controllers",
+        "generation",
+        "generateName",
+        "annotation size",
+    ],
+)
+def test_metadata_validation(metadata, expected):
+    manifest = {"metadata": {"name": "x", **metadata}, "value": 1}
+    assert errors("PriorityClass", manifest) == expected
