@@ -13,12 +13,7 @@ from typing import Any, Protocol
 from framework.api.errors import ObjectError
 from framework.api.pod import PREEMPT_LOWER_PRIORITY
 from framework.api.scheduling import PriorityClass
-
-SYSTEM_PRIORITY_CLASSES = {
-    "system-cluster-critical": 2_000_000_000,
-    "system-node-critical": 2_000_001_000,
-}
-"""The classes every cluster has (created by the API server at start-up), with their values."""
+from framework.api.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 
 
 class PriorityClasses(Protocol):

@@ -34,7 +34,7 @@ class Fields:
             data = {}
         if not isinstance(data, Mapping):
             where = path or "(root)"
-            raise ObjectError(owner, where, f"expected an object, got {_type_name(data)}")
+            raise ObjectError(owner, where, f"expected an object, got {type_name(data)}")
         return cls(data, owner, path)
 
     # -- paths and errors ---------------------------------------------------------------------
@@ -59,7 +59,7 @@ class Fields:
         if value is None:
             return default
         if not isinstance(value, str):
-            raise self.error(key, f"expected a string, got {_type_name(value)}")
+            raise self.error(key, f"expected a string, got {type_name(value)}")
         return value
 
     def optional_string(self, key: str) -> str | None:
@@ -70,7 +70,7 @@ class Fields:
         if value is None:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, f"expected an integer, got {_type_name(value)}")
+            raise self.error(key, f"expected an integer, got {type_name(value)}")
         return value
 
     def optional_integer(self, key: str) -> int | None:
@@ -81,7 +81,7 @@ class Fields:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.error(key, f"expected a boolean, got {_type_name(value)}")
+            raise self.error(key, f"expected a boolean, got {type_name(value)}")
         return value
 
     def int_or_string(self, key: str) -> int | str | None:
@@ -90,7 +90,7 @@ class Fields:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | str):
-            raise self.error(key, f"expected an integer or a string, got {_type_name(value)}")
+            raise self.error(key, f"expected an integer or a string, got {type_name(value)}")
         return value
 
     def time(self, key: str) -> _dt.datetime | None:
@@ -106,7 +106,7 @@ class Fields:
             except ValueError:
                 raise self.error(key, f"invalid RFC 3339 time {value!r}") from None
             return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.UTC)
-        raise self.error(key, f"expected a time string, got {_type_name(value)}")
+        raise self.error(key, f"expected a time string, got {type_name(value)}")
 
     def quantity(self, key: str) -> Quantity | None:
         value = self.data.get(key)
@@ -121,7 +121,7 @@ class Fields:
         result: dict[str, str] = {}
         for name, value in inner.data.items():
             if not isinstance(value, str):
-                raise inner.error(str(name), f"expected a string, got {_type_name(value)}")
+                raise inner.error(str(name), f"expected a string, got {type_name(value)}")
             result[str(name)] = value
         return result
 
@@ -129,7 +129,7 @@ class Fields:
         result: list[str] = []
         for index, value in enumerate(self._list(key)):
             if not isinstance(value, str):
-                problem = f"expected a string, got {_type_name(value)}"
+                problem = f"expected a string, got {type_name(value)}"
                 raise self.error(f"{key}[{index}]", problem)
             result.append(value)
         return result
@@ -177,7 +177,7 @@ class Fields:
         if value is None:
             return []
         if not isinstance(value, list | tuple):
-            raise self.error(key, f"expected a list, got {_type_name(value)}")
+            raise self.error(key, f"expected a list, got {type_name(value)}")
         return list(value)
 
     def _quantity(self, key: str, value: Any) -> Quantity:
@@ -190,7 +190,7 @@ class Fields:
             raise self.error(key, str(exc)) from None
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int | float):

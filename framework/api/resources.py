@@ -131,6 +131,27 @@ def aggregate_container_requests(
     return requests
 
 
+def aggregate_container_limits(pod: Pod) -> ResourceList:
+    """Container-level limits with sidecar semantics (upstream ``AggregateContainerLimits``,
+    without status resources): what API validation holds pod-level hugepage limits to."""
+    limits: ResourceList = {}
+    for container in pod.spec.containers:
+        _add_into(limits, container.resources.limits)
+    sidecars: ResourceList = {}
+    init_peak: ResourceList = {}
+    for container in pod.spec.init_containers:
+        if container.is_restartable_init_container:
+            _add_into(limits, container.resources.limits)
+            _add_into(sidecars, container.resources.limits)
+            in_use = sidecars
+        else:
+            in_use = dict(container.resources.limits)
+            _add_into(in_use, sidecars)
+        _max_into(init_peak, in_use)
+    _max_into(limits, init_peak)
+    return limits
+
+
 def non_missing_container_requests(
     requests: Mapping[str, Quantity], pod_level_requests_set: bool
 ) -> ResourceList:

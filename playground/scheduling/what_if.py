@@ -23,7 +23,6 @@ from framework.config.defaults import default_configuration
 from framework.what_if import WhatIf, WhatIfError, what_if
 from playground.scheduling.binding import configuration
 from playground.scheduling.plugins import playground_registry
-from playground.workspaces import admission
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import ClusterObject, Workspace
 
@@ -80,7 +79,6 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
         kind = manifest.get("kind")
         raise ObjectError("the pasted object", "kind", f"must be Pod, not {kind!r}")
     pod = parse_new_object(manifest)
-    admission.validate_names(pod)
     if pod.spec.node_name:
         raise ObjectError(
             pod.describe(),

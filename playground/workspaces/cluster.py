@@ -37,7 +37,7 @@ from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
 from framework.cluster.interface import BindError, NotFoundError
-from playground.workspaces import admission, node_lifecycle
+from playground.workspaces import node_lifecycle
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
 from playground.workspaces.parsed import PARSED_OBJECTS
 
@@ -872,9 +872,7 @@ def resource_name(kind: str) -> str:
 def _parsed(obj: ObjectOrManifest) -> KubeObject:
     # A manifest comes from a person (editor, import, bulk creation): checked as
     # kube-apiserver checks a new object. Parsed objects (the live mirror's) are taken as read.
-    parsed = obj if isinstance(obj, KubeObject) else parse_new_object(obj)
-    admission.validate_names(parsed)
-    return parsed
+    return obj if isinstance(obj, KubeObject) else parse_new_object(obj)
 
 
 def _key(obj: KubeObject) -> tuple[str, str, str]:

@@ -129,7 +129,7 @@ def import_manifests(
     objects, problems = _parse_all(text)
     problems += [Problem.of(err) for err in cluster.admission_errors(objects)]
     if problems:
-        raise Refused(list(dict.fromkeys(problems)))  # a bad name is found twice
+        raise Refused(problems)
     objects.sort(key=_kind_rank)
     existing = cluster.existing_keys(objects)
     result = ImportResult()

@@ -33,12 +33,8 @@ def _node_affinity(node_affinity: Manifest, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     required_terms = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required_terms is not None:
-        where = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = required_terms.get("nodeSelectorTerms") or []
-        if not terms:
-            errors.append(required(where, "must have at least one node selector term"))
-        for index, term in enumerate(terms):
-            errors += _node_selector_term(term or {}, f"{where}[{index}]", check_values=True)
+        where = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+        errors += validate_node_selector(required_terms, where)
     preferred = node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or []
     for index, term in enumerate(preferred):
         where = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{index}]"
@@ -46,6 +42,18 @@ def _node_affinity(node_affinity: Manifest, path: str) -> list[FieldError]:
         # Preferred terms may hold invalid label values: they can still match (upstream).
         preference = term.get("preference") or {}
         errors += _node_selector_term(preference, f"{where}.preference", check_values=False)
+    return errors
+
+
+def validate_node_selector(selector: Manifest, path: str) -> list[FieldError]:
+    """``ValidateNodeSelector``: at least one term, each requirement well formed."""
+    where = f"{path}.nodeSelectorTerms"
+    terms = selector.get("nodeSelectorTerms") or []
+    if not terms:
+        return [required(where, "must have at least one node selector term")]
+    errors: list[FieldError] = []
+    for index, term in enumerate(terms):
+        errors += _node_selector_term(term or {}, f"{where}[{index}]", check_values=True)
     return errors
 
 

@@ -44,9 +44,10 @@ _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 
 
-def max_len_error(length: int) -> str:
-    # v1.36 checks labels with apimachinery's validate/content package, which counts bytes.
-    return f"must be no more than {length} bytes"
+def max_len_error(length: int, unit: str = "bytes") -> str:
+    # v1.36 checks labels with apimachinery's validate/content package, which says bytes;
+    # object names are checked by util/validation, which says characters.
+    return f"must be no more than {length} {unit}"
 
 
 def empty_error() -> str:
@@ -76,7 +77,8 @@ def is_label_key(value: str) -> list[str]:
         if not prefix:
             errors.append("prefix part " + empty_error())
         else:
-            errors.extend("prefix part " + msg for msg in is_dns1123_subdomain(prefix))
+            prefix_problems = is_dns1123_subdomain(prefix, length_unit="bytes")
+            errors.extend("prefix part " + msg for msg in prefix_problems)
     if not name:
         errors.append("name part " + empty_error())
     elif _byte_length(name) > _LABEL_KEY_NAME_MAX_LENGTH:
@@ -103,10 +105,12 @@ def is_label_value(value: str) -> list[str]:
     return errors
 
 
-def is_dns1123_label(value: str) -> list[str]:
+def is_dns1123_label(value: str, length_unit: str = "characters") -> list[str]:
+    """An RFC 1123 label (a namespace's or a container's name). ``length_unit`` is the word
+    the length error uses: upstream's name checks say characters, its content checks bytes."""
     errors: list[str] = []
     if _byte_length(value) > DNS1123_LABEL_MAX_LENGTH:
-        errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+        errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH, length_unit))
     if not _DNS1123_LABEL_RE.fullmatch(value):
         if _DNS1123_SUBDOMAIN_RE.fullmatch(value):
             errors.append("must not contain dots")
@@ -115,10 +119,11 @@ def is_dns1123_label(value: str) -> list[str]:
     return errors
 
 
-def is_dns1123_subdomain(value: str) -> list[str]:
+def is_dns1123_subdomain(value: str, length_unit: str = "characters") -> list[str]:
+    """An RFC 1123 subdomain (most objects' names; a label key's prefix, in bytes)."""
     errors: list[str] = []
     if _byte_length(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH, length_unit))
     if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errors.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errors
@@ -145,3 +150,38 @@ def parse_int64(text: str) -> int | None:
 
 def _byte_length(text: str) -> int:
     return len(text.encode("utf-8"))
+
+
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character"
+)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+_PERCENT_FMT = "[0-9]+%"
+_PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%'"
+_PERCENT_RE = re.compile(_PERCENT_FMT)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """A DNS-1035 label (a Service's name): like an RFC 1123 label, starting with a letter.
+    Its length is counted in characters (``util/validation``)."""
+    errors: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH, "characters"))
+    if not _DNS1035_LABEL_RE.fullmatch(value):
+        errors.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errors
+
+
+def is_path_segment_name(value: str) -> list[str]:
+    """What every object's name must be, whatever its kind: usable as one URL path segment."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in value]
+
+
+def is_valid_percent(value: str) -> list[str]:
+    if not _PERCENT_RE.fullmatch(value):
+        return [regex_error(_PERCENT_MSG, _PERCENT_FMT, "1%", "93%")]
+    return []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from framework.api.field_errors import FieldError, forbidden, invalid, required
+from framework.api.field_errors import TOO_LONG, FieldError, forbidden, invalid, required
 from framework.api.validation.content import (
     is_dns1123_label,
     is_label_value,
@@ -22,8 +22,15 @@ _SELECTOR_VALUES_FORBIDDEN = "may not be specified when `operator` is 'Exists' o
 def validate_object_meta(
     metadata: Mapping[str, Any], namespaced: bool, name_check: NameCheck
 ) -> list[FieldError]:
-    """Name, namespace, labels and annotation keys, as ``ValidateObjectMeta`` checks them."""
+    """Name, namespace, generation, labels, annotations and owner references, as
+    ``ValidateObjectMeta`` checks them (finalizers and managed fields are not checked)."""
     errors: list[FieldError] = []
+    generate_name = metadata.get("generateName") or ""
+    if generate_name:
+        # Names are generated from it with a random suffix: a trailing dash is fine.
+        masked = generate_name[:-1] + "a" if generate_name.endswith("-") else generate_name
+        problems = name_check(masked)
+        errors += [invalid("metadata.generateName", generate_name, m) for m in problems]
     name = metadata.get("name") or ""
     if not name:
         errors.append(required("metadata.name", "name or generateName is required"))
@@ -34,10 +41,67 @@ def validate_object_meta(
         errors += [invalid("metadata.namespace", namespace, m) for m in is_dns1123_label(namespace)]
     elif not namespaced and namespace:
         errors.append(forbidden("metadata.namespace", "not allowed on this type"))
+    generation = metadata.get("generation") or 0
+    if generation < 0:
+        errors.append(invalid("metadata.generation", generation, IS_NEGATIVE))
     errors += validate_labels(metadata.get("labels") or {}, "metadata.labels")
-    for key in metadata.get("annotations") or {}:
+    annotations = metadata.get("annotations") or {}
+    for key in annotations:
         errors += [invalid("metadata.annotations", key, m) for m in is_qualified_name(key.lower())]
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        detail = f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"
+        errors.append(FieldError(TOO_LONG, "metadata.annotations", detail=detail))
+    errors += _owner_references(metadata.get("ownerReferences") or [], "metadata.ownerReferences")
     return errors
+
+
+IS_NEGATIVE = "must be greater than or equal to 0"
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+# Kinds that may not own objects: upstream's BannedOwners, as its GroupVersionKind prints.
+_BANNED_OWNERS = {("", "v1", "Event"): "/v1, Kind=Event"}
+
+
+def _owner_references(references: list[Mapping[str, Any]], path: str) -> list[FieldError]:
+    """``ValidateOwnerReferences``: each reference complete, at most one controller."""
+    errors: list[FieldError] = []
+    first_controller = ""
+    for reference in references:
+        group, version = _group_version(reference.get("apiVersion") or "")
+        kind = reference.get("kind") or ""
+        if not version:
+            detail = "version must not be empty"
+            errors.append(invalid(f"{path}.apiVersion", reference.get("apiVersion") or "", detail))
+        for key in ("kind", "name", "uid"):
+            if not reference.get(key):
+                errors.append(
+                    invalid(f"{path}.{key}", reference.get(key) or "", "must not be empty")
+                )
+        banned = _BANNED_OWNERS.get((group, version, kind))
+        if banned:
+            errors.append(
+                invalid(path, dict(reference), f"{banned} is disallowed from being an owner")
+            )
+        if reference.get("controller"):
+            current = f"{kind}/{reference.get('name') or ''}"
+            if first_controller:
+                detail = (
+                    'Only one reference can have Controller set to true. Found "true" in '
+                    f"references for {first_controller} and {current}"
+                )
+                errors.append(invalid(path, [dict(r) for r in references], detail))
+            else:
+                first_controller = current
+    return errors
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    """``schema.ParseGroupVersion``: ``v1`` is the core group; more than one slash is no
+    version at all."""
+    if api_version.count("/") > 1:
+        return "", ""
+    group, _, version = api_version.rpartition("/")
+    return group, version
 
 
 def validate_labels(labels: Mapping[str, Any], path: str) -> list[FieldError]:

@@ -28,9 +28,9 @@ def validate_node(manifest: Mapping[str, Any]) -> list[FieldError]:
     errors = validate_object_meta(manifest.get("metadata") or {}, False, is_dns1123_subdomain)
     errors += validate_node_taints(spec.get("taints") or [], "metadata.taints")
     for section in ("capacity", "allocatable"):
-        for name, quantity in quantities_in_key_order(status.get(section)).items():
-            path = f"status.{section}.{name}"
-            errors += validate_resource_quantity_value(name, quantity, path)
+        where = f"status.{section}"
+        for name, quantity in quantities_in_key_order(status.get(section), where).items():
+            errors += validate_resource_quantity_value(name, quantity, f"{where}.{name}")
     errors += _declared_features(status.get("declaredFeatures") or [], "status.declaredFeatures")
     return errors
 

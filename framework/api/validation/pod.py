@@ -17,9 +17,18 @@ from framework.api.field_errors import (
     FieldError,
     duplicate,
     forbidden,
+    go_quote,
     invalid,
     not_supported,
     required,
+)
+from framework.api.fields import Fields
+from framework.api.meta import ObjectMeta
+from framework.api.pod import Pod, PodSpec, ResourceRequirements
+from framework.api.resources import (
+    aggregate_container_limits,
+    aggregate_container_requests,
+    is_hugepage_resource_name,
 )
 from framework.api.validation.affinity import (
     merged_selector,
@@ -38,6 +47,7 @@ from framework.api.validation.meta import (
 )
 from framework.api.validation.resources import validate_resource_requirements
 from framework.api.validation.taints import validate_tolerations
+from framework.api.validation.volumes import validate_claim_spec
 
 Manifest = Mapping[str, Any]
 
@@ -54,7 +64,8 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
     metadata = manifest.get("metadata") or {}
     spec = manifest.get("spec") or {}
     errors = validate_object_meta(metadata, True, is_dns1123_subdomain)
-    errors += validate_pod_spec(spec, metadata.get("labels") or {}, "spec")
+    labels = metadata.get("labels") or {}
+    errors += validate_pod_spec(spec, labels, "spec", metadata.get("name") or "")
     for key in ("containers", "initContainers"):
         for index, container in enumerate(spec.get(key) or []):
             image = container.get("image") or ""
@@ -64,10 +75,12 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
     return errors
 
 
-def validate_pod_spec(spec: Manifest, labels: Mapping[str, str], path: str) -> list[FieldError]:
+def validate_pod_spec(
+    spec: Manifest, labels: Mapping[str, str], path: str, pod_name: str = ""
+) -> list[FieldError]:
     """``ValidatePodSpec``, for the fields the scheduler reads."""
     spec = _with_host_network_ports(spec)
-    errors = _volumes(spec.get("volumes") or [], f"{path}.volumes")
+    errors = _volumes(spec.get("volumes") or [], pod_name, f"{path}.volumes")
     errors += _containers(spec.get("containers") or [], f"{path}.containers")
     errors += _init_containers(spec, f"{path}.initContainers")
     errors += _pod_resources(spec, path)
@@ -82,7 +95,7 @@ def validate_pod_spec(spec: Manifest, labels: Mapping[str, str], path: str) -> l
     errors += _names(spec, "priorityClassName", path)
     errors += _names(spec, "runtimeClassName", path)
     if spec.get("preemptionPolicy") is not None:
-        errors += _preemption_policy(spec["preemptionPolicy"], f"{path}.preemptionPolicy")
+        errors += validate_preemption_policy(spec["preemptionPolicy"], f"{path}.preemptionPolicy")
     if spec.get("overhead") is not None:
         errors += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead")
     if spec.get("os") is not None:
@@ -286,6 +299,36 @@ def _pod_resources(spec: Manifest, path: str) -> list[FieldError]:
         detail = "claims may not be set for Resources at pod-level"
         errors.append(forbidden(f"{where}.claims", detail))
     errors += validate_resource_requirements(resources, where, pod_level=True)
+    errors += _pod_resource_consistency(spec, where)
+    return errors
+
+
+def _pod_resource_consistency(spec: Manifest, path: str) -> list[FieldError]:
+    """``validatePodResourceConsistency``: pod-level requests cover what the containers ask
+    for together (sidecars and init containers counted as the scheduler counts them), so do
+    pod-level hugepage limits, and no container's limit exceeds the pod's. Containers'
+    requests default to their limits first."""
+    pod = Pod(ObjectMeta(name="validated"), PodSpec.parse(Fields(spec, "pod", "spec")))
+    pod_resources = pod.spec.resources or ResourceRequirements()
+    errors: list[FieldError] = []
+    aggregate = aggregate_container_requests(pod, {}, use_status_resources=False)
+    for name, total in sorted(aggregate.items()):
+        asked = pod_resources.requests.get(name)
+        if asked is not None and total.cmp(asked) > 0:
+            detail = f"must be greater than or equal to aggregate container requests of {total}"
+            errors.append(invalid(f"{path}.requests[{name}]", str(asked), detail))
+    for name, total in sorted(aggregate_container_limits(pod).items()):
+        pod_limit = pod_resources.limits.get(name)
+        if is_hugepage_resource_name(name) and pod_limit is not None and total.cmp(pod_limit) > 0:
+            detail = f"must be greater than or equal to aggregate container limits of {total}"
+            errors.append(invalid(f"{path}.limits[{name}]", str(pod_limit), detail))
+    for index, container in enumerate(pod.spec.containers):
+        for name, limit in sorted(container.resources.limits.items()):
+            pod_limit = pod_resources.limits.get(name)
+            if pod_limit is not None and limit.cmp(pod_limit) > 0:
+                where = f"{path}.containers[{index}][{name}].limits"
+                detail = f"must be less than or equal to pod limits of {pod_limit}"
+                errors.append(invalid(where, str(limit), detail))
     return errors
 
 
@@ -355,23 +398,54 @@ def _scheduling_gates(gates: list[Manifest], path: str) -> list[FieldError]:
 # -- the rest ------------------------------------------------------------------------------------
 
 
-def _volumes(volumes: list[Manifest], path: str) -> list[FieldError]:
-    """Volume names (unique DNS labels) and the claim a ``persistentVolumeClaim`` names."""
+def _volumes(volumes: list[Manifest], pod_name: str, path: str) -> list[FieldError]:
+    """``ValidateVolumes`` for what volume scheduling reads: unique names, the claim a
+    ``persistentVolumeClaim`` names, and the claim an ``ephemeral`` volume would create."""
+    created = {
+        f"{pod_name}-{volume.get('name') or ''}"
+        for volume in volumes
+        if pod_name and volume.get("ephemeral") is not None
+    }
     errors: list[FieldError] = []
     names: set[str] = set()
     for index, volume in enumerate(volumes):
         where = f"{path}[{index}]"
-        found: list[FieldError] = []
-        claim = volume.get("persistentVolumeClaim")
-        if claim is not None and not claim.get("claimName"):
-            found.append(required(f"{where}.persistentVolumeClaim.claimName"))
         name = volume.get("name") or ""
+        found = _volume_source(volume, pod_name, where)
         found += _required_dns_label(name, f"{where}.name")
         if name in names:
             found.append(duplicate(f"{where}.name", name))
         if not found:
             names.add(name)
         errors += found
+        claim_name = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+        if claim_name and claim_name in created:
+            detail = "must not reference a PVC that gets created for an ephemeral volume"
+            errors.append(invalid(f"{where}.persistentVolumeClaim.claimName", claim_name, detail))
+    return errors
+
+
+def _volume_source(volume: Manifest, pod_name: str, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    claim = volume.get("persistentVolumeClaim")
+    if claim is not None and not claim.get("claimName"):
+        errors.append(required(f"{path}.persistentVolumeClaim.claimName"))
+    ephemeral = volume.get("ephemeral")
+    if ephemeral is not None:
+        template = ephemeral.get("volumeClaimTemplate")
+        where = f"{path}.ephemeral.volumeClaimTemplate"
+        if template is None:
+            errors.append(required(where))
+        else:
+            labels = (template.get("metadata") or {}).get("labels") or {}
+            errors += validate_labels(labels, f"{where}.metadata.labels")
+            errors += validate_claim_spec(template.get("spec") or {}, f"{where}.spec")
+        name = volume.get("name") or ""
+        if pod_name and name:
+            claim_name = f"{pod_name}-{name}"
+            for msg in is_dns1123_subdomain(claim_name):
+                detail = f"PVC name {go_quote(claim_name)}: {msg}"
+                errors.append(invalid(f"{path}.name", name, detail))
     return errors
 
 
@@ -402,7 +476,7 @@ def _os(os: Manifest, path: str) -> list[FieldError]:
     return _one_of(name, ("linux", "windows"), path)
 
 
-def _preemption_policy(policy: str, path: str) -> list[FieldError]:
+def validate_preemption_policy(policy: str, path: str) -> list[FieldError]:
     if policy == "":
         return [required(path)]
     return _one_of(policy, _PREEMPTION_POLICIES, path)

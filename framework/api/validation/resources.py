@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from framework.api.field_errors import FieldError, forbidden, invalid, not_supported, required
-from framework.api.quantity import Quantity
+from framework.api.quantity import Quantity, QuantityError
 from framework.api.resources import (
     RESOURCE_CPU,
     RESOURCE_MEMORY,
@@ -62,8 +62,8 @@ def validate_resource_requirements(
 ) -> list[FieldError]:
     """``validateResourceRequirements``: names, quantities, and requests within limits."""
     errors: list[FieldError] = []
-    limits = quantities_in_key_order(requirements.get("limits"))
-    requests = quantities_in_key_order(requirements.get("requests"))
+    limits = quantities_in_key_order(requirements.get("limits"), f"{path}.limits")
+    requests = quantities_in_key_order(requirements.get("requests"), f"{path}.requests")
     check_name = _pod_resource_name if pod_level else _container_resource_name
     for name, quantity in limits.items():
         where = f"{path}.limits[{name}]"
@@ -93,14 +93,27 @@ def validate_resource_requirements(
     return errors
 
 
-def quantities_in_key_order(values: Any) -> dict[str, Quantity]:
-    """A resource list in key order, already known to parse (the parser read it first)."""
+class QuantityDecodeError(ValueError):
+    """A quantity the parser did not read (in a claim template) that does not parse: JSON
+    decoding would refuse the object with this problem at this path."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+def quantities_in_key_order(values: Any, path: str) -> dict[str, Quantity]:
+    """A resource list in key order; QuantityDecodeError for a quantity that does not parse."""
     if not isinstance(values, Mapping):
         return {}
-    return {
-        str(name): Quantity() if value is None else Quantity.parse(_trimmed(value))
-        for name, value in sorted(values.items(), key=lambda item: str(item[0]))
-    }
+    quantities: dict[str, Quantity] = {}
+    for name, value in sorted(values.items(), key=lambda item: str(item[0])):
+        try:
+            quantities[str(name)] = Quantity() if value is None else Quantity.parse(_trimmed(value))
+        except QuantityError as err:
+            raise QuantityDecodeError(f"{path}.{name}", str(err)) from None
+    return quantities
 
 
 def _trimmed(value: Any) -> Any:

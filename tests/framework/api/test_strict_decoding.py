@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.api.errors import StrictDecodingError
+from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
 from framework.api.loader import KINDS, load_objects, parse_new_object
 from framework.api.validation.strict import MAX_STRICT_ERRORS, unknown_fields
 
@@ -104,3 +104,93 @@ def test_every_kind_the_loader_reads_is_decoded_strictly():
     """A kind added to the loader without its schema would take any typo silently."""
     committed = json.loads((ROOT / "framework/api/validation/known_fields.json").read_text())
     assert set(committed["kinds"]) == set(KINDS)
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version"),
+    [
+        ("Pod", "v2"),
+        ("PodDisruptionBudget", "policy/v1beta1"),
+        ("CSINode", "storage.k8s.io/v1beta1"),
+    ],
+)
+def test_a_version_that_does_not_serve_the_kind_is_refused(kind, api_version):
+    manifest = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+    with pytest.raises(ObjectError) as raised:
+        parse_new_object(manifest)
+    assert raised.value.field == "apiVersion"
+    assert raised.value.problem == f'no matches for kind "{kind}" in version "{api_version}"'
+
+
+def test_a_manifest_without_api_version_is_read_as_the_kinds_version():
+    assert parse_new_object(pod() | {"apiVersion": None}).api_version == "v1"
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "problem"),
+    [
+        (
+            lambda p: p["spec"].update(tolerations={"key": "a"}),
+            "spec.tolerations",
+            "expected a list, got object",
+        ),
+        (
+            # A field the engine does not read is decoded all the same.
+            lambda p: p["spec"]["containers"][0].update(livenessProbe={"periodSeconds": "5"}),
+            "spec.containers[0].livenessProbe.periodSeconds",
+            "expected an integer, got string",
+        ),
+        (
+            lambda p: p["spec"].update(
+                volumes=[{"name": "v", "ephemeral": {"volumeClaimTemplate": {"spec": []}}}]
+            ),
+            "spec.volumes[0].ephemeral.volumeClaimTemplate.spec",
+            "expected an object, got list",
+        ),
+        (
+            lambda p: p["spec"].update(
+                volumes=[
+                    {
+                        "name": "v",
+                        "ephemeral": {
+                            "volumeClaimTemplate": {
+                                "spec": {
+                                    "accessModes": ["ReadWriteOnce"],
+                                    "resources": {"requests": {"storage": "lots"}},
+                                }
+                            }
+                        },
+                    }
+                ]
+            ),
+            "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources.requests.storage",
+            "quantities must match the regular expression "
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
+    ],
+    ids=["a list", "an unread field", "an unread object", "an unread quantity"],
+)
+def test_a_value_of_the_wrong_type_is_refused_with_its_path(change, field, problem):
+    manifest = pod()
+    change(manifest)
+    with pytest.raises(ObjectError) as raised:
+        parse_new_object(manifest)
+    assert (raised.value.field, raised.value.problem) == (field, problem)
+
+
+def test_a_wrong_type_is_reported_alone_as_json_decoding_reports_it():
+    manifest = pod(containerz=[], tolerations={}, nodeName=5)
+    with pytest.raises(ObjectError) as raised:
+        parse_new_object(manifest)
+    assert str(raised.value) == 'Pod "default/web": spec.nodeName: expected a string, got number'
+
+
+def test_a_null_list_item_is_read_as_an_empty_object_as_json_decoding_does():
+    manifest = pod(tolerations=[None], schedulingGates=[None])
+    with pytest.raises(InvalidObjectError) as raised:
+        parse_new_object(manifest)
+    assert [field for field, _ in raised.value.parts()] == [
+        "spec.schedulingGates[0]",
+        "spec.schedulingGates[0]",
+        "spec.tolerations[0].operator",
+    ]

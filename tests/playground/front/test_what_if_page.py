@@ -136,6 +136,16 @@ def test_a_pasted_json_manifest_runs_too(logged_in, small_cluster):
         (PASTED.replace("name: ghost", "name: Ghost_1"), "metadata.name", "Invalid value"),
         (PASTED + "  nodeName: roomy\n", "spec.nodeName", "already bound to node"),
         ("metadata: [unclosed", "", "the YAML cannot be read"),
+        (
+            PASTED.replace("cpu: 500m", 'cpu: "-1"'),
+            "spec.containers[0].resources.requests[cpu]",
+            'Invalid value: "-1": must be greater than or equal to 0',
+        ),
+        (
+            PASTED.replace("image: app", "imag: app"),
+            "",
+            'strict decoding error: unknown field "spec.containers[0].imag"',
+        ),
     ],
 )
 def test_a_bad_manifest_is_named_by_field_and_the_text_is_kept(

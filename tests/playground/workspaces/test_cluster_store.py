@@ -200,7 +200,10 @@ def test_annotations_the_engine_adds_in_place_are_stored(cluster):
             "apiVersion": "v1",
             "kind": "PersistentVolumeClaim",
             "metadata": {"name": "data"},
-            "spec": {"accessModes": ["ReadWriteOnce"]},
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
         }
     ).deep_copy()
     claim.metadata.annotations["volume.kubernetes.io/selected-node"] = "n1"
@@ -216,7 +219,11 @@ def test_a_bound_claim_ref_is_stored(cluster):
             "apiVersion": "v1",
             "kind": "PersistentVolume",
             "metadata": {"name": "pv1"},
-            "spec": {"capacity": {"storage": "1Gi"}},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "csi": {"driver": "disk.csi.example.com", "volumeHandle": "v1"},
+            },
         }
     ).deep_copy()
     pv.spec.claim_ref = ObjectReference("default", "data", "uid-1")
