@@ -429,3 +429,67 @@ def test_a_cel_runtime_error_aborts_the_pod():
     status = pl.filter(state, pod(), worker())
     assert status.code == Code.ERROR
     assert str(status.err).startswith(f"class {CLASS}: selector #0: CEL runtime error")
+
+
+def slice_on(node: str, healthy: bool) -> ResourceSlice:
+    return ResourceSlice.from_dict(
+        {
+            "metadata": {"name": f"{node}-{DRIVER}"},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": node,
+                "pool": {"name": node, "resourceSliceCount": 1},
+                "devices": [{"name": "instance-1", "attributes": {"healthy": {"bool": healthy}}}],
+            },
+        }
+    )
+
+
+def node_named(name: str) -> NodeInfo:
+    info = NodeInfo()
+    info.set_node(Node.from_dict({"kind": "Node", "metadata": {"name": name}}))
+    return info
+
+
+def test_single_claim_prioritized_list_scoring():
+    """Upstream's case: subrequest 1 (healthy devices) scores 8, subrequest 2 scores 7."""
+    manifest = claim_manifest()
+    manifest["spec"]["devices"]["requests"] = [
+        {
+            "name": "req-1",
+            "firstAvailable": [
+                {
+                    "name": "subreq-1",
+                    "deviceClassName": CLASS,
+                    "selectors": [
+                        {"cel": {"expression": f'device.attributes["{DRIVER}"].healthy'}}
+                    ],
+                },
+                {"name": "subreq-2", "deviceClassName": CLASS},
+            ],
+        }
+    ]
+    objects = [
+        ResourceClaim.from_dict(manifest),
+        DEVICE_CLASS,
+        slice_on(NODE, True),
+        slice_on("worker-2", False),
+    ]
+    pl = plugin(objects)
+    nodes = [node_named(NODE), node_named("worker-2")]
+    state = CycleState()
+    assert pl.pre_filter(state, pod(), nodes)[1] is None
+    assert [pl.filter(state, pod(), n) for n in nodes] == [None, None]
+    scores, status = pl.score_nodes(state, pod(), nodes)
+    assert (scores, status) == ([8, 7], None)
+    assert pl.normalize_score_values(state, pod(), scores) is None
+    assert scores == [100, 87]
+    assert pl.reserve(state, pod(), NODE) is None
+    assert pl.pre_bind(state, pod(), NODE) is None
+    [result] = status_of(pl.handle.cluster())["allocation"]["devices"]["results"]
+    assert result == {
+        "request": "req-1/subreq-1",
+        "driver": DRIVER,
+        "pool": NODE,
+        "device": "instance-1",
+    }
