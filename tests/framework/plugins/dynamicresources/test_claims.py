@@ -493,3 +493,32 @@ def test_single_claim_prioritized_list_scoring():
         "pool": NODE,
         "device": "instance-1",
     }
+
+
+GOOD_TOPOLOGY = {"nodeSelector": selector_on("kubernetes.io/hostname", NODE)}
+
+
+def test_bind_failure_unreserve_after_pre_bind_removes_the_reservation():
+    """Upstream's bind-failure: PreBind reserved the claim, binding failed, Unreserve undoes
+    the reservation and keeps the allocation."""
+    pl = plugin([claim(allocation=GOOD_TOPOLOGY)])
+    state = CycleState()
+    pl.pre_filter(state, pod(), [worker()])
+    assert pl.filter(state, pod(), worker()) is None
+    assert pl.reserve(state, pod(), NODE) is None
+    assert pl.pre_bind(state, pod(), NODE) is None
+    assert status_of(pl.handle.cluster())["reservedFor"] == RESERVED_FOR_POD
+    pl.unreserve(state, pod(), NODE)
+    assert status_of(pl.handle.cluster()) == {"allocation": GOOD_TOPOLOGY}
+
+
+def test_a_refused_status_update_fails_pre_bind_with_an_error():
+    pl = plugin([claim(allocation=GOOD_TOPOLOGY)])
+    pl.handle.cluster().refuse.add(f"default/{CLAIM}")
+    state = CycleState()
+    pl.pre_filter(state, pod(), [worker()])
+    pl.filter(state, pod(), worker())
+    pl.reserve(state, pod(), NODE)
+    assert pl.pre_bind(state, pod(), NODE) == Status.error(
+        f"add reservation to claim default/{CLAIM}: update of default/{CLAIM} refused"
+    )
