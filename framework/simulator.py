@@ -15,6 +15,7 @@ from typing import Any
 from framework.admission.admit import admit_objects
 from framework.api.loader import load_objects
 from framework.cluster.memory import InMemoryCluster
+from framework.cluster.resource_claim_controller import ResourceClaimController
 from framework.config.defaults import set_defaults
 from framework.config.load import load_config
 from framework.config.startup import startup_errors
@@ -147,6 +148,7 @@ class Simulation:
         if debugger is not None:
             debugger.attach(self.scheduler)
         self.scheduler.start()
+        ResourceClaimController(self.cluster).start()
         self.cluster.watch(self._on_cluster_event)
 
     def run(self) -> list[AttemptReport]:

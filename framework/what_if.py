@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from framework.cluster.dry_run import DryRunCluster, Write
+from framework.cluster.resource_claim_controller import claims_for_new_pod
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import FrameworkError
 from framework.scheduler.schedule_one import SchedulingAttempt
@@ -137,10 +138,11 @@ def what_if(
             f'spec.nodeName: pod {pod.key} is already bound to node "{pod.spec.node_name}": '
             "a what-if schedules pending pods"
         )
-    pod = pod.deep_copy()
+    # The ResourceClaim controller would give a new pod its claims from templates first.
+    pod, claims = claims_for_new_pod(pod.deep_copy(), objects)
     pod.spec.scheduler_name = profile
     cluster = DryRunCluster(
-        [*(o for o in objects if not (o.kind == "Pod" and o.key == pod.key)), pod]
+        [*(o for o in objects if not (o.kind == "Pod" and o.key == pod.key)), *claims, pod]
     )
     events = _Events(pod.key)
     attempts: list[SchedulingAttempt] = []

@@ -37,7 +37,7 @@ from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
 from framework.cluster.interface import BindError, NotFoundError
-from playground.workspaces import node_lifecycle
+from playground.workspaces import node_lifecycle, resource_claims
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
 from playground.workspaces.parsed import PARSED_OBJECTS
 
@@ -214,9 +214,30 @@ class DatabaseCluster:
             existing = self._rows_by_key(parsed)
             if not replace:
                 _refuse_existing(parsed, existing)
-            stored = self._write_many(parsed, existing)
+            batch = self._with_generated_claims(parsed, existing)
+            stored = self._write_many(batch, existing)
+            if len(batch) != len(parsed):
+                asked = {_key(o) for o in parsed}
+                stored = [o for o in stored if _key(o) in asked]
         self._after_write()
         return stored
+
+    def _with_generated_claims(
+        self, parsed: list[KubeObject], existing: dict[tuple[str, str, str], ClusterObject]
+    ) -> list[KubeObject]:
+        """New pods get their claims from templates, as the ResourceClaim controller does."""
+        new_pods = [
+            o for o in parsed if _key(o) not in existing and resource_claims.needs_claims(o)
+        ]
+        if not new_pods:
+            return parsed
+        rows = self._objects().filter(
+            kind__in=resource_claims.CLAIM_KINDS, namespace__in={p.namespace for p in new_pods}
+        )
+        stored = [self._parse_row(row) for row in rows.order_by("id")]
+        return resource_claims.with_generated_claims(
+            parsed, lambda obj: _key(obj) not in existing, stored
+        )
 
     def admission_errors(
         self, objects: Iterable[ObjectOrManifest], replace: bool = True

@@ -23,11 +23,10 @@ SCENARIOS = sorted(
 QUEUES = ("active", "backoff", "unschedulable", "gated")
 DEFAULT_CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
-# NodeName only rejects pods that already name a node, which the scheduler never sees;
-# DynamicResources only rejects pods with ResourceClaims, which are not simulated.
-NEVER_REJECT = {"NodeName", "DynamicResources"}
-# DynamicResources only scores claims; VolumeBinding only scores with StorageCapacityScoring
-# (alpha, off in v1.36).
+# NodeName only rejects pods that already name a node, which the scheduler never sees.
+NEVER_REJECT = {"NodeName"}
+# DynamicResources only scores prioritized lists; VolumeBinding only scores with
+# StorageCapacityScoring (alpha, off in v1.36).
 NEVER_RANK = {"DynamicResources", "VolumeBinding"}
 
 

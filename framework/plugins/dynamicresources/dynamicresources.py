@@ -1,18 +1,23 @@
-"""DynamicResources: ResourceClaims and extended resources backed by DRA.
+"""DynamicResources: allocates a pod's ResourceClaims from ResourceSlices, as upstream.
 
-What the simulator covers: every path a pod without ResourceClaims takes, exactly as upstream
-(PreFilter Skip, PostFilter's "no new claims to deallocate", Score 0), including DRA extended
-resources, for a cluster without ResourceSlices (none can be loaded). Pods that reference
-ResourceClaims are rejected at PreFilter: claim allocation is not simulated.
+PreEnqueue waits for the claims to exist; PreFilter checks them and sets up one allocator
+over the devices already taken (allocated claims and in-flight allocations); Filter runs the
+allocator per node; Score prefers earlier subrequests of prioritized lists; Reserve keeps the
+chosen allocation in flight so the next pod does not get the same devices; PreBind writes
+``status.allocation`` and ``status.reservedFor``; PostFilter deallocates a claim that no node
+could use. Extended resources served by a DeviceClass go through extended_resources.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
+from framework.api.node_affinity import NodeSelector
 from framework.api.pod import Pod
+from framework.api.resource_claim import AllocationResult, ResourceClaim
 from framework.config.types import DynamicResourcesArgs
 from framework.config.validation_pluginargs import validate_dynamic_resources_args
 from framework.interface.cycle_state import CycleState, NotFoundError
@@ -48,11 +53,30 @@ from framework.interface.types import (
 )
 from framework.plugins import names
 from framework.plugins.dynamicresources.extended_resources import (
+    DEVICE_CLASS_KIND,
     DeviceClassResolver,
     dra_extended_resources,
     has_device_class_mapped_resource,
     resources_needing_dra,
 )
+from framework.plugins.dynamicresources.in_flight import (
+    InFlightAllocations,
+    gather_allocated_state,
+)
+from framework.plugins.dynamicresources.pod_claims import (
+    RESOURCE_CLAIM_KIND,
+    ClaimError,
+    is_reserved_for_pod,
+    klog_ref,
+    pod_claims,
+    pod_reference,
+)
+from framework.plugins.dynamicresources.structured.allocator import (
+    Allocator,
+    FailedAllocationOnNode,
+)
+from framework.plugins.dynamicresources.structured.pools import AllocationError
+from framework.plugins.dynamicresources.structured.types import Features as StructuredFeatures
 from framework.plugins.feature import Features
 from framework.plugins.helper.normalize_score import (
     default_normalize_score,
@@ -61,23 +85,47 @@ from framework.plugins.helper.normalize_score import (
 from framework.storage import lookup
 
 STATE_KEY = names.DYNAMIC_RESOURCES
+RESOURCE_SLICE_KIND = "ResourceSlice"
 
-ERR_CLAIMS_NOT_SIMULATED = "resource claims are not simulated yet"
-RESOURCE_CLAIM_KIND = "ResourceClaim"
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
+"""resourceapi.FirstAvailableDeviceRequestMaxSize: a subrequest at position i scores 8 - i."""
 
 
 class _StateData:
-    """The pod's claims: none, or only the in-memory claim for DRA extended resources."""
+    """The pod's claims and what the cycle learnt about them (upstream ``stateData``).
 
-    __slots__ = ("extended_resource_claim", "pod_scalar_resources", "resolver")
+    ``allocations[i]`` is the allocation Reserve chose for claim i; ``available_on_nodes[i]``
+    the node selector of claim i when it is allocated already.
+    """
+
+    __slots__ = (
+        "allocations",
+        "allocator",
+        "available_on_nodes",
+        "claims",
+        "extended_resource_claim",
+        "node_allocations",
+        "pod_scalar_resources",
+        "resolver",
+        "unavailable_claims",
+    )
 
     def __init__(self) -> None:
+        self.claims: list[ResourceClaim] = []
         self.extended_resource_claim = False
         self.pod_scalar_resources: dict[str, int] = {}
         self.resolver: DeviceClassResolver | None = None
+        self.allocator: Allocator | None = None
+        self.available_on_nodes: list[NodeSelector | None] = []
+        self.allocations: list[AllocationResult | None] = []
+        self.unavailable_claims: set[int] = set()
+        self.node_allocations: dict[str, list[AllocationResult]] = {}
 
     def claims_empty(self) -> bool:
-        return not self.extended_resource_claim
+        return not self.claims and not self.extended_resource_claim
+
+    def to_allocate(self) -> list[tuple[int, ResourceClaim]]:
+        return [(i, c) for i, c in enumerate(self.claims) if c.status.allocation is None]
 
     def clone(self) -> _StateData:
         return self
@@ -95,7 +143,7 @@ class DynamicResources(
     EnqueueExtensions,
     SignPlugin,
 ):
-    """Allocates ResourceClaims in upstream; here: claim-less pods and DRA extended resources."""
+    """Allocates ResourceClaims with structured parameters (upstream ``DynamicResources``)."""
 
     name = names.DYNAMIC_RESOURCES
 
@@ -103,6 +151,7 @@ class DynamicResources(
         self.handle = handle
         self.features = features
         self.enabled = features.enable_dynamic_resource_allocation
+        self.in_flight = InFlightAllocations()
         if not self.enabled:
             # Disabled: the plugin does nothing and needs no args.
             return
@@ -115,7 +164,7 @@ class DynamicResources(
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         """Claims may span nodes in ways a signature cannot show: such pods are not signed."""
-        if pod_resource_claims(pod):
+        if pod.spec.resource_claims:
             return None, Status(
                 Code.UNSCHEDULABLE, "pods with dra resource claims are not signable"
             )
@@ -153,16 +202,24 @@ class DynamicResources(
         """A deallocated claim frees devices; otherwise only the pod's own claims matter."""
         original = _of_kind(RESOURCE_CLAIM_KIND, old_obj)
         modified = _of_kind(RESOURCE_CLAIM_KIND, new_obj)
-        if pod_resource_claims(pod):
-            # Claims are not simulated: let the pod try again rather than strand it.
-            return QueueingHint.QUEUE
+        try:
+            claims = pod_claims(self.handle.cluster(), pod)
+        except ClaimError:
+            return QueueingHint.QUEUE_SKIP
         if (
             original is not None
-            and _allocation(original) is not None
-            and (_allocation(modified) is None)
+            and original.status.allocation is not None
+            and modified.status.allocation is None
         ):
             return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
+        if not any(claim.uid == modified.uid for claim in claims):
+            return QueueingHint.QUEUE_SKIP
+        if original is None:
+            return QueueingHint.QUEUE
+        if _status_of(original) == _status_of(modified):
+            # Something else changed (in practice: a driver added its finalizer).
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
 
     def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """The pod's generated claims got their names: schedulable if all claims exist."""
@@ -170,13 +227,22 @@ class DynamicResources(
             raise TypeError(f"expected Pod, but got {type(new_obj).__name__}")
         if pod.uid != new_obj.uid:
             return QueueingHint.QUEUE_SKIP
+        try:
+            pod_claims(self.handle.cluster(), new_obj)
+        except ClaimError:
+            return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 
     # -- PreEnqueue, PreFilter -----------------------------------------------------------------
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
-        # Upstream checks that every claim exists; a pod without claims always passes, and a
-        # pod with claims is let through so PreFilter can say they are not simulated.
+        """Every claim must exist (and a generated one belong to the pod) before scheduling."""
+        if not self.enabled:
+            return None
+        try:
+            pod_claims(self.handle.cluster(), pod)
+        except ClaimError as err:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
         return None
 
     def pre_filter(
@@ -186,13 +252,75 @@ class DynamicResources(
             return None, Status(Code.SKIP)
         data = _StateData()
         state.write(STATE_KEY, data)
-        if pod_resource_claims(pod):
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CLAIMS_NOT_SIMULATED)
+        cluster = self.handle.cluster()
+        try:
+            claims = pod_claims(cluster, pod)
+        except ClaimError as err:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
         if self.features.enable_dra_extended_resource:
             self._pre_filter_extended_resources(pod, data)
-        if data.claims_empty():
+        if not claims and data.claims_empty():
             return None, Status(Code.SKIP)
+        data.available_on_nodes = [None] * len(claims)
+        data.allocations = [None] * len(claims)
+        num_to_allocate = 0
+        for index, claim in enumerate(claims):
+            allocation = claim.status.allocation
+            if allocation is not None:
+                # Allocated: usable where its devices are (every claim can be shared).
+                data.available_on_nodes[index] = allocation.node_selector
+                continue
+            num_to_allocate += 1
+            if self.in_flight.get(claim.uid) is not None:
+                return None, Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                    f"resource claim {klog_ref(claim)} is in the process of being allocated",
+                )
+            status = self._validate_requests(cluster, claim)
+            if status is not None:
+                return None, status
+        if num_to_allocate:
+            data.allocator = Allocator(
+                allocator_features(self.features),
+                gather_allocated_state(
+                    lookup.list_objects(cluster, RESOURCE_CLAIM_KIND),
+                    self.in_flight,
+                    self.features.enable_dra_consumable_capacity,
+                ),
+                lambda name: cluster.get(DEVICE_CLASS_KIND, name) if cluster else None,
+                lookup.list_objects(cluster, RESOURCE_SLICE_KIND),
+            )
+        data.claims = claims
         return None, None
+
+    def _validate_requests(self, cluster: Any, claim: ResourceClaim) -> Status | None:
+        """Every request names an existing class; subrequests need DRAPrioritizedList."""
+        for request in claim.spec.requests:
+            if request.exactly is not None:
+                status = _validate_device_class(
+                    cluster, request.exactly.device_class_name, request.name
+                )
+            elif request.first_available:
+                if not self.features.enable_dra_prioritized_list:
+                    return Status(
+                        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                        f"resource claim {klog_ref(claim)}, request {request.name}: has "
+                        "subrequests, but the DRAPrioritizedList feature is disabled",
+                    )
+                status = None
+                for sub in request.first_available:
+                    status = status or _validate_device_class(
+                        cluster, sub.exactly.device_class_name, f"{request.name}/{sub.name}"
+                    )
+            else:
+                return Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                    f"resource claim {klog_ref(claim)}, request {request.name}: "
+                    "unknown request type",
+                )
+            if status is not None:
+                return status
+        return None
 
     def _pre_filter_extended_resources(self, pod: Pod, data: _StateData) -> None:
         """Notes the in-memory claim a pod gets when a DeviceClass serves its extended resources.
@@ -219,6 +347,39 @@ class DynamicResources(
             return status
         if data.claims_empty():
             return None
+        if data.extended_resource_claim:
+            status = self._filter_extended_resources(data, node_info)
+            if status is not None:
+                return status
+        node = node_info.node
+        unavailable = [
+            index
+            for index, selector in enumerate(data.available_on_nodes)
+            if selector is not None and not selector.match(node)
+        ]
+        if data.allocator is not None:
+            claims_to_allocate = [claim for _, claim in data.to_allocate()]
+            try:
+                allocations = data.allocator.allocate(node, claims_to_allocate)
+            except FailedAllocationOnNode as err:
+                # Only invalid pools could have served: other nodes may still do.
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
+            except AllocationError as err:
+                # Something is wrong with a claim or class: abort scheduling the pod.
+                return Status.error(str(err))
+            if allocations is None or len(allocations) != len(claims_to_allocate):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")
+        if unavailable:
+            data.unavailable_claims.update(unavailable)
+            return Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim not available on the node"
+            )
+        if data.allocator is not None:
+            data.node_allocations[node.name] = allocations
+        return None
+
+    def _filter_extended_resources(self, data: _StateData, node_info: NodeInfo) -> Status | None:
+        """Extended resources a DeviceClass serves must come from the node's device plugin."""
         needed, unmet = resources_needing_dra(
             data.pod_scalar_resources,
             node_info,
@@ -226,15 +387,15 @@ class DynamicResources(
         )
         if unmet is not None:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot fit resource")
-        if not needed:
-            # The node's device plugin provides them; NodeResourcesFit counts them.
-            return None
-        # Allocating needs devices from ResourceSlices, and the simulator has none.
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")
+        if needed:
+            # Allocating them from ResourceSlices is not simulated (see fidelity.md).
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")
+        return None
 
     def post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        """Deallocates one allocated claim that no node could use, unless others use it."""
         if not self.enabled:
             return None, Status(Code.UNSCHEDULABLE, "plugin disabled")
         data, status = _read_state(state)
@@ -242,26 +403,45 @@ class DynamicResources(
             return None, status
         if data.claims_empty():
             return None, Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
-        # Only the in-memory extended resource claim exists: nothing to deallocate or delete.
+        # Upstream picks one at random; the lowest index keeps simulations reproducible.
+        for index in sorted(data.unavailable_claims):
+            claim = data.claims[index]
+            reserved = claim.status.reserved_for
+            if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
+                deallocated = claim.deep_copy()
+                deallocated.status.allocation = None
+                deallocated.status.reserved_for = []
+                try:
+                    self.handle.cluster().update(deallocated)
+                except Exception as err:
+                    return None, Status.as_status(err)
+                return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
         return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """Prefers nodes where prioritized lists got their earlier subrequests."""
         if not self.enabled or not self.features.enable_dra_prioritized_list:
             return 0, None
         data, status = _read_state(state)
         if data is None:
             return 0, status
-        # Without allocated subrequests there is nothing to prefer.
-        return 0, None
+        if data.claims_empty():
+            return 0, None
+        allocations = data.node_allocations.get(node_info.node.name)
+        if allocations is None:
+            return 0, None
+        return compute_score(data.claims, allocations)
 
     def score_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
-        """Every node scores the same, so the state is read once."""
-        if not self.enabled or not self.features.enable_dra_prioritized_list:
-            return [0] * len(node_infos), None
-        data, status = _read_state(state)
-        return [0] * len(node_infos), status if data is None else None
+        scores = []
+        for node_info in node_infos:
+            score, status = self.score(state, pod, node_info)
+            if status is not None:
+                return [], status
+            scores.append(score)
+        return scores, None
 
     def score_extensions(self) -> BatchScoreExtensions:
         return self
@@ -280,19 +460,55 @@ class DynamicResources(
             return None
         return default_normalize_score_values(MAX_NODE_SCORE, False, scores)
 
-    # -- Reserve, PreBind ----------------------------------------------------------------------
+    # -- Reserve, Unreserve, PreBind -----------------------------------------------------------
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Keeps the node's allocations in flight until PreBind writes them."""
         if not self.enabled:
             return None
         data, status = _read_state(state)
         if data is None:
             return status
-        # Nothing is allocated: the extended resources come from the node's device plugin.
+        to_allocate = data.to_allocate()
+        if data.allocator is None or not to_allocate:
+            # Allocated claims get reserved for the pod in PreBind.
+            return None
+        allocations = data.node_allocations.get(node_name)
+        if not allocations:
+            return Status.error("claim allocation not found for node")
+        if len(allocations) != len(to_allocate):
+            return Status.error(
+                f"internal error, have {len(allocations)} allocations, {len(to_allocate)} "
+                f"claims to allocate, want {len(to_allocate)} claims"
+            )
+        for (index, claim), allocation in zip(to_allocate, allocations, strict=True):
+            data.allocations[index] = allocation
+            pending = claim.deep_copy()
+            pending.status.allocation = allocation
+            self.in_flight.signal(pending)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        return None
+        """Drops in-flight allocations and the pod's reservations; idempotent."""
+        if not self.enabled:
+            return
+        data, _ = _read_state(state)
+        if data is None or data.claims_empty():
+            return
+        cluster = self.handle.cluster()
+        for claim in data.claims:
+            self.in_flight.remove(claim.uid)
+            if claim.status.allocation is not None and is_reserved_for_pod(pod, claim):
+                current = cluster.get(RESOURCE_CLAIM_KIND, claim.name, claim.namespace)
+                if current is None:
+                    continue
+                patched = current.deep_copy()
+                patched.status.reserved_for = [
+                    ref for ref in current.status.reserved_for if ref.uid != pod.uid
+                ]
+                # Like upstream's patch, a failure is only logged: the next attempt retries.
+                with contextlib.suppress(Exception):
+                    cluster.update(patched)
 
     def pre_bind_pre_flight(
         self, state: CycleState, pod: Pod, node_name: str
@@ -308,18 +524,103 @@ class DynamicResources(
         return result, None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Writes each claim's allocation (from Reserve) and the pod into ``reservedFor``."""
         if not self.enabled:
             return None
         data, status = _read_state(state)
         if data is None:
             return status
-        # The in-memory claim of a device-plugin node is not written to the cluster.
+        for index, claim in enumerate(data.claims):
+            if is_reserved_for_pod(pod, claim):
+                continue
+            try:
+                data.claims[index] = self._bind_claim(claim, data.allocations[index], pod)
+            except _BindError as err:
+                return Status.error(str(err))
         return None
 
+    def _bind_claim(
+        self, claim: ResourceClaim, allocation: AllocationResult | None, pod: Pod
+    ) -> ResourceClaim:
+        """Updates the claim's status in the cluster (``bindClaim``), against its latest state."""
+        cluster = self.handle.cluster()
+        try:
+            current = cluster.get(RESOURCE_CLAIM_KIND, claim.name, claim.namespace)
+            if current is None or current.metadata.deletion_timestamp is not None:
+                raise _BindError(f"claim {klog_ref(claim)} got deleted in the meantime")
+            updated = current.deep_copy()
+            if allocation is not None:
+                if current.status.allocation is not None:
+                    raise _BindError(
+                        f"claim {klog_ref(claim)} got allocated elsewhere in the meantime"
+                    )
+                updated.status.allocation = allocation
+            updated.status.reserved_for = [*current.status.reserved_for, pod_reference(pod)]
+            try:
+                return cluster.update(updated)
+            except Exception as err:
+                verb = "add allocation and reservation to" if allocation else "add reservation to"
+                raise _BindError(f"{verb} claim {klog_ref(claim)}: {err}") from None
+        finally:
+            if allocation is not None:
+                # Written or failed: either way the allocation is no longer in flight.
+                self.in_flight.remove(claim.uid)
 
-def pod_resource_claims(pod: Pod) -> list[Any]:
-    """``spec.resourceClaims`` (read from the manifest: the API layer does not parse it)."""
-    return lookup.manifest_field(pod, "spec", "resourceClaims") or []
+
+class _BindError(Exception):
+    """PreBind could not write a claim: the pod goes back to the queue after Unreserve."""
+
+
+def compute_score(
+    claims: Sequence[ResourceClaim], allocations: Sequence[AllocationResult]
+) -> tuple[int, Status | None]:
+    """FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i for each allocated subrequest at position i."""
+    score = 0
+    unallocated = iter(allocations)
+    for claim in claims:
+        allocation = claim.status.allocation
+        if allocation is None:
+            allocation = next(unallocated, None)
+            if allocation is None:
+                return 0, Status.error(
+                    f"number of allocations {len(allocations)} is smaller than number of "
+                    "claims needing allocation"
+                )
+        allocated = {r.request for r in allocation.results if r.request.count("/") == 1}
+        for request in claim.spec.requests:
+            for position, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in allocated:
+                    score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - position
+    return score, None
+
+
+def allocator_features(features: Features) -> StructuredFeatures:
+    """The allocator's switches from the scheduler's gates (``AllocatorFeatures``)."""
+    return StructuredFeatures(
+        admin_access=features.enable_dra_admin_access,
+        prioritized_list=features.enable_dra_prioritized_list,
+        partitionable_devices=features.enable_dra_partitionable_devices,
+        device_taints=features.enable_dra_device_taints,
+        device_binding_and_status=features.enable_dra_device_binding_conditions
+        and features.enable_dra_resource_claim_device_status,
+        consumable_capacity=features.enable_dra_consumable_capacity,
+    )
+
+
+def _validate_device_class(cluster: Any, class_name: str, request_name: str) -> Status | None:
+    if not class_name:
+        return Status.error(f"request {request_name}: unsupported request type")
+    if cluster is None or cluster.get(DEVICE_CLASS_KIND, class_name) is None:
+        # The pod waits for a DeviceClass event.
+        return Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            f"request {request_name}: device class {class_name} does not exist",
+        )
+    return None
+
+
+def _status_of(claim: ResourceClaim) -> Any:
+    return claim.to_dict().get("status")
 
 
 def _read_state(state: CycleState) -> tuple[_StateData | None, Status | None]:
@@ -327,10 +628,6 @@ def _read_state(state: CycleState) -> tuple[_StateData | None, Status | None]:
         return state.read(STATE_KEY), None  # type: ignore[return-value]
     except NotFoundError as err:
         return None, Status.as_status(err)
-
-
-def _allocation(claim: Any) -> Any:
-    return lookup.manifest_field(claim, "status", "allocation")
 
 
 def _of_kind(kind: str, obj: Any) -> Any:

@@ -1,4 +1,4 @@
-"""DynamicResources for pods without claims, DRA extended resources, and claims refused.
+"""DynamicResources for pods without claims, DRA extended resources, and queueing hints.
 
 Cases named as in upstream's dynamicresources_test.go follow its expectations.
 """
@@ -12,6 +12,7 @@ import pytest
 
 from framework.api.meta import KubeObject
 from framework.api.node import Node
+from framework.api.resource_claim import ResourceClaim
 from framework.config.types import DynamicResourcesArgs
 from framework.interface.cycle_state import CycleState
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -35,21 +36,19 @@ class DeviceClass(KubeObject):
     NAMESPACED: ClassVar[bool] = False
 
 
-class ResourceClaim(KubeObject):
-    __slots__ = ()
-    KIND: ClassVar[str] = "ResourceClaim"
-    API_VERSION: ClassVar[str] = "resource.k8s.io/v1"
-
-
 def device_class(name: str, extended_resource_name: str | None = None) -> DeviceClass:
     spec = {"extendedResourceName": extended_resource_name} if extended_resource_name else {}
     return DeviceClass.from_dict({"kind": "DeviceClass", "metadata": {"name": name}, "spec": spec})
 
 
-def claim(name: str, allocated: bool) -> ResourceClaim:
+def claim(name: str, allocated: bool, owner_uid: str = "") -> ResourceClaim:
     status = {"allocation": {"devices": {"results": []}}} if allocated else {}
+    metadata: dict[str, Any] = {"name": name, "namespace": "default"}
+    if owner_uid:
+        owner = {"apiVersion": "v1", "kind": "Pod", "name": "my-pod", "uid": owner_uid}
+        metadata["ownerReferences"] = [{**owner, "controller": True}]
     return ResourceClaim.from_dict(
-        {"kind": "ResourceClaim", "metadata": {"name": name}, "spec": {}, "status": status}
+        {"kind": "ResourceClaim", "metadata": metadata, "spec": {}, "status": status}
     )
 
 
@@ -216,17 +215,6 @@ def want(**overrides: Any) -> dict[str, Any]:
             Features(enable_dynamic_resource_allocation=True, enable_dra_extended_resource=False),
             want(),
         ),
-        (
-            POD_WITH_CLAIM,
-            [],
-            node_info(),
-            DEFAULTS,
-            want(
-                pre_filter=Status(
-                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "resource claims are not simulated yet"
-                )
-            ),
-        ),
     ],
     ids=[
         "empty",
@@ -239,7 +227,6 @@ def want(**overrides: Any) -> dict[str, Any]:
         "implicit-extended-resource-name, and no devices to allocate",
         "a second extended resource neither the node nor a class provides",
         "DRAExtendedResource disabled ignores the class",
-        "a pod with resource claims is refused at PreFilter",
     ],
 )
 def test_plugin(pod, objects, info, features, expected):
@@ -322,17 +309,37 @@ def test_it_registers_upstreams_events(queueing_hints, node_actions):
         (make_pod("foo"), None, claim("c", False), QueueingHint.QUEUE_SKIP),
         (make_pod("foo"), claim("c", True), claim("c", False), QueueingHint.QUEUE),
         (make_pod("foo"), claim("c", False), claim("c", True), QueueingHint.QUEUE_SKIP),
-        (POD_WITH_CLAIM, None, claim("my-pod-my-resource", False), QueueingHint.QUEUE),
+        (POD_WITH_CLAIM, None, claim("my-pod-my-resource", False), QueueingHint.QUEUE_SKIP),
+        (POD_WITH_CLAIM, None, claim("other", False), QueueingHint.QUEUE_SKIP),
     ],
     ids=[
         "a claim another pod uses was created: skip",
         "a claim got deallocated, freeing devices: queue",
         "a claim got allocated: skip",
-        "a pod with claims is queued (claims are not simulated)",
+        "skip-wrong-claim: the pod's claim is not in the cluster yet, so it still waits",
+        "skip-unrelated-claim",
     ],
 )
 def test_claim_hint(pod, old, new, want_hint):
     assert plugin().is_schedulable_after_claim_change(pod, old, new) == want_hint
+
+
+MY_CLAIM = claim("my-pod-my-resource", False)
+MY_CLAIM_ALLOCATED = claim("my-pod-my-resource", True)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "want_hint"),
+    [
+        (None, MY_CLAIM, QueueingHint.QUEUE),
+        (MY_CLAIM, MY_CLAIM_ALLOCATED, QueueingHint.QUEUE),
+        (MY_CLAIM, MY_CLAIM, QueueingHint.QUEUE_SKIP),
+    ],
+    ids=["queue-on-add", "queue-on-status-change", "skip-unchanged-status"],
+)
+def test_claim_hint_for_the_pods_own_claim(old, new, want_hint):
+    pl = plugin([MY_CLAIM])
+    assert pl.is_schedulable_after_claim_change(POD_WITH_CLAIM, old, new) == want_hint
 
 
 def test_hints_refuse_other_objects():
@@ -345,5 +352,8 @@ def test_hints_refuse_other_objects():
 def test_pod_hint_only_cares_about_the_pod_itself():
     pod = make_pod("foo")
     other = make_pod("foo2")
+    assert plugin().is_schedulable_after_pod_change(POD_WITH_CLAIM, None, POD_WITH_CLAIM) == (
+        QueueingHint.QUEUE_SKIP
+    )
     assert plugin().is_schedulable_after_pod_change(pod, None, pod) == QueueingHint.QUEUE
     assert plugin().is_schedulable_after_pod_change(pod, None, other) == QueueingHint.QUEUE_SKIP

@@ -1,0 +1,56 @@
+"""The ResourceClaim controller's work applied when the playground stores a new pod."""
+
+from __future__ import annotations
+
+from framework.api.loader import load_objects
+from framework.cluster.memory import InMemoryCluster
+from framework.cluster.resource_claim_controller import ResourceClaimController
+
+OBJECTS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default}
+spec:
+  containers: [{name: c, image: trainer}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+"""
+
+
+def claim_names(pod) -> list[tuple[str, str | None]]:
+    return [(s.name, s.resource_claim_name) for s in pod.status.resource_claim_statuses]
+
+
+def test_a_new_pod_is_stored_with_its_claims_as_simulate_makes_them(cluster):
+    stored = cluster.add_many(load_objects(OBJECTS))
+    assert [o.kind for o in stored] == ["ResourceClaimTemplate", "Pod"]
+    pod = cluster.get("Pod", "trainer", "default")
+    [(name, claim_name)] = claim_names(pod)
+    claim = cluster.get("ResourceClaim", claim_name, "default")
+    assert claim.metadata.controller_ref().uid == pod.uid
+
+    in_memory = InMemoryCluster(load_objects(OBJECTS))
+    ResourceClaimController(in_memory).start()
+    assert claim_names(in_memory.get("Pod", "trainer", "default")) == [(name, claim_name)]
+
+
+def test_the_claim_is_created_before_the_pod_and_only_once(cluster):
+    template, pod = load_objects(OBJECTS)
+    cluster.add(template)
+    cluster.add(pod)
+    first = claim_names(cluster.get("Pod", "trainer", "default"))
+    # Storing the pod again replaces it: the controller does not run for existing pods.
+    cluster.add(cluster.get("Pod", "trainer", "default"))
+    assert claim_names(cluster.get("Pod", "trainer", "default")) == first
+    assert len(cluster.list("ResourceClaim")) == 1
+    kinds = [change.new.kind for change in cluster.changes_since(0)]
+    assert kinds.index("ResourceClaim") < kinds.index("Pod")
