@@ -32,11 +32,12 @@ from framework.admission.namespace_lifecycle import (
 )
 from framework.api.errors import ObjectError
 from framework.api.fields import format_time
-from framework.api.loader import KINDS, parse_new_object
+from framework.api.loader import KINDS, parse_new_object, parse_object
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
 from framework.cluster.interface import BindError, NotFoundError
+from framework.cluster.resource_claim_controller import ResourceClaimController
 from playground.workspaces import node_lifecycle, resource_claims
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
 from playground.workspaces.parsed import PARSED_OBJECTS
@@ -297,6 +298,8 @@ class DatabaseCluster:
             self._append_change(DELETED, row, old=row.manifest, new=None)
             row.delete()
         self._after_write()
+        if obj.kind == "Pod":
+            self._release_claims([row.manifest])
 
     def delete_many(self, kind: str, uids: Iterable[str]) -> int:
         """Deletes the stored objects of a kind that have these uids, in one transaction, each
@@ -312,7 +315,21 @@ class DatabaseCluster:
             for chunk in _batches([row.pk for row in rows], DELETE_BATCH):
                 self._objects().filter(pk__in=chunk).delete()
         self._after_write()
+        if kind == "Pod":
+            self._release_claims([row.manifest for row in rows])
         return len(rows)
+
+    def _release_claims(self, pods: list[Mapping[str, Any]]) -> None:
+        """What the ResourceClaim controller does when pods go: their reservations freed,
+        claims nobody uses deallocated, claims made from templates for them deleted. Without
+        it a deleted pod's devices stay allocated. A real cluster's controller does it for
+        objects from its API server."""
+        if self.from_api_server:
+            return
+        controller = ResourceClaimController(self)
+        for manifest in pods:
+            if (manifest.get("spec") or {}).get("resourceClaims"):
+                controller.pod_deleted(parse_object(manifest))
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
         """Sets ``spec.nodeName`` as the API server's Binding subresource, with its checks, and

@@ -54,3 +54,37 @@ def test_the_claim_is_created_before_the_pod_and_only_once(cluster):
     assert len(cluster.list("ResourceClaim")) == 1
     kinds = [change.new.kind for change in cluster.changes_since(0)]
     assert kinds.index("ResourceClaim") < kinds.index("Pod")
+
+
+def test_a_deleted_pods_claims_are_released_as_the_controller_releases_them(cluster, workspace):
+    """Its generated claim goes, and a shared claim it held is no longer reserved for it (and,
+    used by nobody, deallocated): otherwise its devices would stay taken for good."""
+    shared = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared", "namespace": "default"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}},
+    }
+    cluster.add_many([*load_objects(OBJECTS), shared])
+    pod = cluster.get("Pod", "trainer", "default")
+    [(_, generated)] = claim_names(pod)
+    claim = cluster.get("ResourceClaim", "shared", "default").to_dict()
+    claim["status"] = {
+        "allocation": {"devices": {"results": []}},
+        "reservedFor": [{"resource": "pods", "name": "trainer", "uid": pod.uid}],
+    }
+    cluster.update(claim)
+
+    cluster.delete(pod)
+
+    assert [c.name for c in cluster.list("ResourceClaim")] == ["shared"]
+    released = cluster.get("ResourceClaim", "shared", "default")
+    assert released.status.reserved_for == [] and released.status.allocation is None
+    assert generated != "shared"
+
+
+def test_pods_deleted_in_bulk_release_their_claims_too(cluster):
+    cluster.add_many(load_objects(OBJECTS))
+    pod = cluster.get("Pod", "trainer", "default")
+    assert cluster.delete_many("Pod", [pod.uid]) == 1
+    assert cluster.list("ResourceClaim") == []
