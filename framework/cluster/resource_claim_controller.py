@@ -49,6 +49,18 @@ class ResourceClaimController:
                 self.pod_deleted(old)
         elif new is not None and new.kind == "Pod":
             self.sync_pod(new)
+        elif new is not None and new.kind == "ResourceClaimTemplate":
+            self.template_changed(new)
+
+    def template_changed(self, template: Any) -> None:
+        """Syncs the pods waiting for this template (upstream enqueues them by an index of
+        pods by template), so a pod created before its template gets its claim."""
+        for pod in list(self.cluster.list("Pod", template.namespace)):
+            if any(
+                claim.resource_claim_template_name == template.name
+                for claim in pod.spec.resource_claims
+            ):
+                self.sync_pod(pod)
 
     def sync_pod(self, pod: Pod) -> None:
         """Creates the pod's missing claims and records them in its status (``syncPod``)."""

@@ -216,6 +216,7 @@ class DatabaseCluster:
             if not replace:
                 _refuse_existing(parsed, existing)
             batch = self._with_generated_claims(parsed, existing)
+            batch += self._claims_for_waiting_pods(parsed, existing)
             stored = self._write_many(batch, existing)
             if len(batch) != len(parsed):
                 asked = {_key(o) for o in parsed}
@@ -239,6 +240,34 @@ class DatabaseCluster:
         return resource_claims.with_generated_claims(
             parsed, lambda obj: _key(obj) not in existing, stored
         )
+
+    def _claims_for_waiting_pods(
+        self, parsed: list[KubeObject], existing: dict[tuple[str, str, str], ClusterObject]
+    ) -> list[KubeObject]:
+        """Stored pods that waited for a template of the batch get their claims now, as the
+        controller syncs a template's pods when it appears; ``existing`` learns their rows."""
+        templates = {(o.namespace, o.name) for o in parsed if o.kind == "ResourceClaimTemplate"}
+        if not templates or self.from_api_server:
+            return []
+        in_batch = {_key(o) for o in parsed}
+        rows = self._objects().filter(kind="Pod", namespace__in={ns for ns, _ in templates})
+        waiting = {
+            _key(pod): (row, pod)
+            for row in rows.order_by("id")
+            if (pod := self._parse_row(row))
+            and _key(pod) not in in_batch
+            and resource_claims.waits_for(pod, templates)
+        }
+        if not waiting:
+            return []
+        claim_rows = self._objects().filter(
+            kind__in=resource_claims.CLAIM_KINDS, namespace__in={ns for ns, _ in templates}
+        )
+        stored = [self._parse_row(row) for row in claim_rows.order_by("id")]
+        pods = [pod for _, pod in waiting.values()]
+        expanded = resource_claims.with_generated_claims(pods, lambda obj: True, stored + parsed)
+        existing.update({key: row for key, (row, _) in waiting.items()})
+        return expanded
 
     def admission_errors(
         self, objects: Iterable[ObjectOrManifest], replace: bool = True

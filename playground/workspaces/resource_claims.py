@@ -3,9 +3,11 @@
 A pod whose ``spec.resourceClaims`` name a ResourceClaimTemplate gets, from the controller, one
 ResourceClaim per such entry and their names in ``status.resourceClaimStatuses``; until then
 the scheduler keeps it waiting at PreEnqueue. The playground applies the controller's work in
-the same write as the pod: the claims are stored just before it, the pod with its status. The
-claims are made by the engine's emulation (``framework.cluster.resource_claim_controller``),
-so names match what ``simulate`` gives. Cleaning up after deleted pods is not emulated here.
+the same write as the pod: the claims are stored just before it, the pod with its status; a
+pod stored before its template gets them in the write that stores the template. The claims
+are made by the engine's emulation (``framework.cluster.resource_claim_controller``), so names
+match what ``simulate`` gives. Deleted pods' claims are released by the store
+(``DatabaseCluster.delete``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ def needs_claims(obj: KubeObject) -> bool:
     return any(
         claim.resource_claim_template_name is not None and claim.name not in recorded
         for claim in obj.spec.resource_claims
+    )
+
+
+def waits_for(pod: KubeObject, templates: set[tuple[str, str]]) -> bool:
+    """A pod that needs a claim from one of these (namespace, name) templates."""
+    return needs_claims(pod) and any(
+        (pod.namespace, claim.resource_claim_template_name) in templates
+        for claim in pod.spec.resource_claims
     )
 
 

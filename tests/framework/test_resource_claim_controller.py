@@ -101,6 +101,21 @@ def test_a_claim_by_name_or_a_missing_template_creates_nothing():
     assert cluster.get("Pod", "no-template", "default").status.resource_claim_statuses == []
 
 
+def test_a_pod_created_before_its_template_gets_its_claim_when_the_template_comes():
+    cluster = started()
+    cluster.add(pod())
+    cluster.add(pod("other", resourceClaimTemplateName="another-template"))
+    assert cluster.list("ResourceClaim") == []
+    cluster.add(TEMPLATE)
+    [claim] = cluster.list("ResourceClaim")
+    assert claim.name.startswith("trainer-gpu-")
+    stored = cluster.get("Pod", "trainer", "default")
+    assert [s.resource_claim_name for s in stored.status.resource_claim_statuses] == [claim.name]
+    # The same claim as if the template had come first.
+    assert claim.name == started(TEMPLATE, pod()).list("ResourceClaim")[0].name
+    assert cluster.get("Pod", "other", "default").status.resource_claim_statuses == []
+
+
 def test_a_deleted_pod_loses_its_generated_claim_and_its_reservations():
     shared = ResourceClaim.from_dict(
         {

@@ -56,6 +56,28 @@ def test_the_claim_is_created_before_the_pod_and_only_once(cluster):
     assert kinds.index("ResourceClaim") < kinds.index("Pod")
 
 
+def test_a_pod_stored_before_its_template_gets_its_claim_when_the_template_is_stored(cluster):
+    template, pod = load_objects(OBJECTS)
+    cluster.create(pod)
+    assert claim_names(cluster.get("Pod", "trainer", "default")) == []
+    before = cluster.latest_change_id()
+    assert cluster.create(template).kind == "ResourceClaimTemplate"
+    stored = cluster.get("Pod", "trainer", "default")
+    [(pod_claim, claim_name)] = claim_names(stored)
+    assert pod_claim == "gpu"
+    claim = cluster.get("ResourceClaim", claim_name, "default")
+    assert claim.metadata.controller_ref().uid == stored.uid
+    changes = [(c.event_type, c.new.kind) for c in cluster.changes_since(before)]
+    assert changes == [
+        ("ADDED", "ResourceClaimTemplate"),
+        ("ADDED", "ResourceClaim"),
+        ("MODIFIED", "Pod"),
+    ]
+    # Storing the template again makes nothing more.
+    cluster.add(cluster.get("ResourceClaimTemplate", "one-gpu", "default"))
+    assert len(cluster.list("ResourceClaim")) == 1
+
+
 def test_a_deleted_pods_claims_are_released_as_the_controller_releases_them(cluster, workspace):
     """Its generated claim goes, and a shared claim it held is no longer reserved for it (and,
     used by nobody, deallocated): otherwise its devices would stay taken for good."""
