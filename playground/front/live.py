@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 
 from django.template.loader import render_to_string
 
+from playground.front.devices import pod_claim_rows
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
@@ -131,8 +132,10 @@ def _overview(workspace: Workspace) -> str:
 
 def _published_usage(workspace: Workspace, view: LiveView, usage: list[dict[str, Any]]) -> str:
     """The usage bars of the page's nodes, as the scheduler's cache counts them."""
-    shown = {row.name for row in nodes_context(workspace, view.page)["rows"]}
+    shown = {row.name: row for row in nodes_context(workspace, view.page)["rows"]}
     nodes = [NodeUsage.from_published(entry) for entry in usage if entry.get("name") in shown]
+    for node in nodes:
+        node.devices = shown[node.name].devices
     return render_to_string("live/usage_cells.html", {"nodes": nodes})
 
 
@@ -182,6 +185,10 @@ def _pod_attempts(workspace: Workspace, uid: str) -> str:
     if pod is not None:
         state = pod_states(workspace, [pod])[0]
         parts.append(render_to_string("live/pod_state.html", {"state": state, "pod": pod}))
+        claims = pod_claim_rows(workspace, pod)
+        if claims:
+            context = {"workspace": workspace, "claims": claims}
+            parts.append(render_to_string("front/pod_claims.html", context))
     return "".join(parts)
 
 

@@ -76,6 +76,62 @@ spec:
   ports:
   - port: 80
 """,
+    "DeviceClass": """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+""",
+    "ResourceSlice": """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-1-gpu.example.com
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool:
+    name: node-1
+    generation: 1
+    resourceSliceCount: 1
+  devices:
+  - name: gpu-0
+    attributes:
+      model: {string: a100}
+    capacity:
+      memory: {value: 40Gi}
+""",
+    "ResourceClaim": """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: gpu
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+""",
+    "ResourceClaimTemplate": """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+  namespace: default
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+""",
 }
 TEMPLATE_KINDS = tuple(TEMPLATES)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from framework.api.loader import parse_object
 from framework.interface.node_info import NodeInfo
@@ -49,6 +49,8 @@ class NodeRow:
     cpu: Usage
     memory: Usage
     pods: Usage
+    devices: list[Usage] = field(default_factory=list)
+    """DRA devices allocated of those the node's ResourceSlices publish, per driver."""
 
 
 def node_rows(nodes: Iterable[ClusterObject], bound_pods: Iterable[ClusterObject]) -> list[NodeRow]:
@@ -77,7 +79,7 @@ def _node_row(row: ClusterObject, pods: list) -> NodeRow:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NodeUsage:
     """A node's usage as the scheduler service publishes it (its cache's view, assumed pods
     included): ``{name, cpu, memory, pods}``, each ``{requested, allocatable}``."""
@@ -86,6 +88,8 @@ class NodeUsage:
     cpu: Usage
     memory: Usage
     pods: Usage
+    devices: list[Usage] = field(default_factory=list)
+    """From the stored claims: the scheduler does not publish devices."""
 
     @classmethod
     def from_published(cls, entry: dict) -> NodeUsage:

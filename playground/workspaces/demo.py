@@ -1,9 +1,11 @@
 """The demo cluster: small enough to read at a glance, rich enough to show every page.
 
-Three zones with small, medium and large nodes, a tainted GPU node, a tainted control-plane
-node and a cordoned one; pods already running; pending pods that the scheduler will spread (a
-Service selects them), pin to a zone, send to the GPU node, place by preempting a batch pod,
-keep gated, and fail to place at all.
+Three zones with small, medium and large nodes, two tainted GPU nodes (one whose GPUs a device
+plugin counts, one whose GPUs a DRA driver publishes in a ResourceSlice), a tainted
+control-plane node and a cordoned one; pods already running; pending pods that the scheduler
+will spread (a Service selects them), pin to a zone, send to a GPU node (by an extended
+resource, or by a ResourceClaim for an H100 that the structured allocator picks), place by
+preempting a batch pod, keep gated, and fail to place at all.
 """
 
 from __future__ import annotations
@@ -17,11 +19,16 @@ SIZES = {
     "small": {"cpu": "2", "memory": "4Gi"},
     "medium": {"cpu": "4", "memory": "16Gi"},
     "large": {"cpu": "16", "memory": "64Gi"},
-    "gpu": {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "4"},
+    "gpu": {"cpu": "8", "memory": "32Gi"},
 }
+DEVICE_PLUGIN_GPUS = {"nvidia.com/gpu": "4"}
 NGINX = "nginx:1.27"
 NGINX_SIZE = 192_000_000
 STARTED = "2026-01-01T00:00:00Z"
+
+GPU_DRIVER = "gpu.nvidia.com"
+DRA_GPUS = (("gpu-0", "a100", "40Gi"), ("gpu-1", "a100", "40Gi"), ("gpu-2", "h100", "80Gi"))
+"""The GPUs of c-gpu-2 as its DRA driver publishes them: name, model, memory."""
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
@@ -35,6 +42,7 @@ def demo_manifests() -> list[dict[str, Any]]:
         priority_class("production", 1000, "Customer-facing workloads."),
         priority_class("batch", 100, "Batch jobs: they wait rather than preempt.", never=True),
         *demo_nodes(),
+        *gpu_pool(),
         web_service(),
         *running_pods(),
         *pending_pods(),
@@ -56,7 +64,8 @@ def demo_nodes() -> list[dict[str, Any]]:
         node("b-medium-2", "zone-b", "medium"),
         node("c-small-1", "zone-c", "small"),
         node("c-medium-1", "zone-c", "medium"),
-        node("c-gpu-1", "zone-c", "gpu", taints=[GPU_TAINT]),
+        node("c-gpu-1", "zone-c", "gpu", taints=[GPU_TAINT], extended=DEVICE_PLUGIN_GPUS),
+        node("c-gpu-2", "zone-c", "gpu", taints=[GPU_TAINT]),
     ]
 
 
@@ -69,7 +78,9 @@ def node(
     images: bool = False,
     role: bool = False,
     cordoned: bool = False,
+    extended: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """``extended``: extended resources a device plugin reports in the node's allocatable."""
     labels = {
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",
@@ -82,7 +93,7 @@ def node(
         labels["node-role.kubernetes.io/control-plane"] = ""
     if size == "gpu":
         labels["accelerator"] = "nvidia"
-    resources = {**SIZES[size], "pods": "110"}
+    resources = {**SIZES[size], **(extended or {}), "pods": "110"}
     status: dict[str, Any] = {"capacity": resources, "allocatable": resources}
     if images:
         names = [f"docker.io/library/{NGINX}", NGINX]
@@ -154,6 +165,15 @@ def pending_pods() -> list[dict[str, Any]]:
             tolerations=[{**GPU_TAINT, "operator": "Equal"}],
             priority_class="batch",
         ),
+        pod(
+            "finetune",
+            "default",
+            cpu="4",
+            memory="16Gi",
+            tolerations=[{**GPU_TAINT, "operator": "Equal"}],
+            priority_class="batch",
+            claims={"gpu": "h100"},
+        ),
         pod("nightly", "batch", cpu="1", memory="1Gi", gates=["example.com/approval"]),
         pod("huge", "batch", cpu="32", memory="128Gi", priority_class="batch"),
     ]
@@ -173,11 +193,15 @@ def pod(
     node_selector: dict[str, str] | None = None,
     extended: dict[str, str] | None = None,
     gates: list[str] = (),
+    claims: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """``claims`` maps the pod's claim names to the ResourceClaimTemplate each is made from."""
     requests = {"cpu": cpu, "memory": memory, **(extended or {})}
     resources: dict[str, Any] = {"requests": requests}
     if extended:
         resources["limits"] = dict(extended)
+    if claims:
+        resources["claims"] = [{"name": claim} for claim in claims]
     spec: dict[str, Any] = {
         "priorityClassName": priority_class,
         "containers": [{"name": "main", "image": NGINX, "resources": resources}],
@@ -188,6 +212,10 @@ def pod(
         "affinity": affinity,
         "nodeSelector": node_selector,
         "schedulingGates": [{"name": gate} for gate in gates],
+        "resourceClaims": [
+            {"name": claim, "resourceClaimTemplateName": template}
+            for claim, template in (claims or {}).items()
+        ],
     }
     spec.update({key: value for key, value in optional.items() if value})
     manifest = {
@@ -204,6 +232,58 @@ def pod(
 def required(expressions: list[dict[str, Any]]) -> dict[str, Any]:
     selector = {"nodeSelectorTerms": [{"matchExpressions": expressions}]}
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": selector}}
+
+
+# ----------------------------------------------------------------------------------------------
+# The DRA GPU pool
+
+
+def gpu_pool() -> list[dict[str, Any]]:
+    """A DeviceClass for the driver's GPUs, the slice publishing c-gpu-2's, and a template for
+    claims that ask for an H100 (the CEL selector that only one device meets)."""
+    return [device_class(), gpu_slice("c-gpu-2"), h100_template()]
+
+
+def device_class() -> dict[str, Any]:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": GPU_DRIVER},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{GPU_DRIVER}"'}}]},
+    }
+
+
+def gpu_slice(node_name: str) -> dict[str, Any]:
+    devices = [
+        {
+            "name": name,
+            "attributes": {"model": {"string": model}},
+            "capacity": {"memory": {"value": memory}},
+        }
+        for name, model, memory in DRA_GPUS
+    ]
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node_name}-{GPU_DRIVER}"},
+        "spec": {
+            "driver": GPU_DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": devices,
+        },
+    }
+
+
+def h100_template() -> dict[str, Any]:
+    model = f'device.attributes["{GPU_DRIVER}"].model == "h100"'
+    request = {"deviceClassName": GPU_DRIVER, "selectors": [{"cel": {"expression": model}}]}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "h100", "namespace": "default"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": request}]}}},
+    }
 
 
 # ----------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ DEMO_NODES = {
     "c-small-1",
     "c-medium-1",
     "c-gpu-1",
+    "c-gpu-2",
 }
 NOT_REJECTED = {"✓", "—", "skipped"}
 """Filter cells of a node no plugin rejected: passed, not reached, or skipped at PreFilter."""
@@ -167,7 +168,7 @@ def read_attempt(page: Page, node: str) -> None:
     verdicts = filter_matrix(trace.get_by_role("table", name="Filter", exact=True))
     assert set(verdicts) == DEMO_NODES
     assert verdicts["b-small-1"]["NodeUnschedulable"] == "node(s) were unschedulable"
-    for tainted in ("control-plane-1", "c-gpu-1"):
+    for tainted in ("control-plane-1", "c-gpu-1", "c-gpu-2"):
         assert verdicts[tainted]["TaintToleration"] == "node(s) had untolerated taint(s)"
     feasible = {name for name, row in verdicts.items() if set(row.values()) <= NOT_REJECTED}
     assert node in feasible

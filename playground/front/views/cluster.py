@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django_htmx.http import push_url
 
 from playground.front.access import workspace_view
+from playground.front.devices import node_devices, object_summary
 from playground.front.pages import render_page
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import LABELS, pod_states
@@ -57,6 +58,7 @@ def objects(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         "workspace": workspace,
         "section": "objects",
         "page": page,
+        "rows": [(row, object_summary(row)) for row in page],
         "kinds": kinds,
         "kind": kind,
         "query": urlencode({"kind": kind}) + "&" if kind else "",
@@ -68,7 +70,11 @@ def nodes_context(workspace: Workspace, page_number: Any) -> dict[str, Any]:
     """One page of nodes with their usage (the live consumer renders it too)."""
     page = Paginator(_objects(workspace, "Node"), PAGE_SIZE).get_page(page_number)
     bound = _objects(workspace, "Pod").filter(node_name__in=[row.name for row in page])
-    return {"workspace": workspace, "page": page, "rows": node_rows(page, bound)}
+    rows = node_rows(page, bound)
+    devices = node_devices(workspace, [row.name for row in rows])
+    for row in rows:
+        row.devices = devices.get(row.name, [])
+    return {"workspace": workspace, "page": page, "rows": rows}
 
 
 def pods_context(

@@ -15,6 +15,7 @@ from django.urls import reverse
 from playground.front import trace_tables
 from playground.front.access import workspace_view
 from playground.front.breakpoint_form import BreakpointForm, breakpoints_panel
+from playground.front.devices import pod_claim_rows
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
 from playground.front.stop_section import render_stop_section
@@ -51,6 +52,7 @@ def pod_page_context(
         "pod_key": pod.key if pod else attempts[0].pod_key,
         "attempts": attempts,
         "breakpoints_panel": panel,
+        "claims": pod_claim_rows(workspace, pod) if pod is not None else [],
         "stop_section": render_stop_section(workspace, uid),
         **latest_attempt_context(workspace, uid),
     }

@@ -164,7 +164,7 @@ def test_a_workspace_created_with_the_demo_cluster_holds_it(logged_in, user, wok
     assert response["Location"] == "/w/trial/"
     workspace = Workspace.objects.get(slug="trial")
     nodes = ClusterObject.objects.filter(workspace=workspace, kind="Node")
-    assert nodes.count() == 10
+    assert nodes.count() == 11
     assert ClusterObject.objects.filter(workspace=workspace, kind="Pod", name="urgent").exists()
     assert workspace.changes.exists()  # written as any change, for the scheduler to read
     assert "c-gpu-1" in logged_in.get("/w/trial/nodes/").content.decode()

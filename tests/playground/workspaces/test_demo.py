@@ -43,7 +43,21 @@ def test_the_demo_has_three_zones_of_mixed_nodes(demo):
     sizes = {n.labels["node.kubernetes.io/instance-type"] for n in nodes}
     assert zones == {"zone-a", "zone-b", "zone-c"}
     assert sizes == {"small", "medium", "large", "gpu"}
-    assert sum(bool(n.spec.taints) for n in nodes) == 3
+    assert sum(bool(n.spec.taints) for n in nodes) == 4
+
+
+def test_the_demo_describes_a_gpu_pool_with_resource_slices(demo):
+    """One GPU node counts its GPUs with a device plugin, the other publishes them for DRA."""
+    cluster = DatabaseCluster(demo)
+    assert cluster.get("Node", "c-gpu-1").status.allocatable["nvidia.com/gpu"].value() == 4
+    assert "nvidia.com/gpu" not in cluster.get("Node", "c-gpu-2").status.allocatable
+    [pool] = cluster.list("ResourceSlice")
+    assert (pool.spec.node_name, pool.spec.driver) == ("c-gpu-2", "gpu.nvidia.com")
+    assert [d.name for d in pool.spec.devices] == ["gpu-0", "gpu-1", "gpu-2"]
+    assert [c.name for c in cluster.list("DeviceClass")] == ["gpu.nvidia.com"]
+    [claim] = cluster.list("ResourceClaim", "default")
+    assert claim.name.startswith("finetune-gpu-")
+    assert claim.status.allocation is None
 
 
 def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(demo):
@@ -51,7 +65,7 @@ def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(de
     pods = cluster.list("Pod")
     running = [p for p in pods if p.spec.node_name]
     assert len(running) == 5
-    assert len(pods) - len(running) == 9
+    assert len(pods) - len(running) == 10
     assert [s.name for s in cluster.list("Service")] == ["web"]
     assert {c.name: c.value for c in cluster.list("PriorityClass")} == {
         "production": 1000,
@@ -63,7 +77,7 @@ def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(de
 def test_the_demo_is_created_once(user):
     first = demo_workspace(user)
     assert demo_workspace(user) == first
-    assert len(DatabaseCluster(first).list("Node")) == 10
+    assert len(DatabaseCluster(first).list("Node")) == 11
 
 
 def test_the_scheduler_spreads_the_web_pods_over_the_zones(scheduled):
@@ -78,12 +92,14 @@ def test_the_scheduler_spreads_the_web_pods_over_the_zones(scheduled):
     [
         ("shop/checkout", "zone-b"),
         ("default/trainer", "c-gpu-1"),
+        ("default/finetune", "c-gpu-2"),
         ("shop/urgent", "c-medium-1"),
         ("batch/huge", "Unschedulable"),
     ],
     ids=[
         "a pod pinned to a zone lands there",
         "the gpu pod lands on the tainted gpu node",
+        "the pod claiming an h100 lands on the node whose slice has one",
         "the urgent pod preempts a batch pod",
         "a pod too big for any node stays pending",
     ],
@@ -99,6 +115,16 @@ def test_each_pending_pod_shows_off_something(scheduled, pod, outcome):
         assert cluster.get("Node", node).labels["topology.kubernetes.io/zone"] == outcome
     else:
         assert node == outcome
+
+
+def test_the_h100_claim_is_allocated_and_reserved_for_its_pod(scheduled):
+    cluster, _ = scheduled
+    [claim] = cluster.list("ResourceClaim", "default")
+    [result] = claim.status.allocation.results
+    assert (result.driver, result.pool, result.device) == ("gpu.nvidia.com", "c-gpu-2", "gpu-2")
+    finetune = cluster.get("Pod", "finetune", "default")
+    assert [ref.name for ref in claim.status.reserved_for] == ["finetune"]
+    assert [s.resource_claim_name for s in finetune.status.resource_claim_statuses] == [claim.name]
 
 
 def test_the_preempted_batch_pod_is_gone_and_the_gated_pod_never_tried(scheduled):

@@ -54,7 +54,8 @@ def test_a_workspace_can_start_with_objects(user):
     workspace = create_workspace(user, "Lab", manifests=demo.demo_manifests())
     kinds = workspace.cluster_objects.values_list("kind", flat=True)
     assert kinds.filter(kind="Node").count() == len(demo.demo_nodes())
-    assert workspace.changes.count() == len(demo.demo_manifests())  # the scheduler hears of each
+    # The scheduler hears of each, and of the claim made for the pod with a claim template.
+    assert workspace.changes.count() == len(demo.demo_manifests()) + 1
 
 
 @pytest.mark.parametrize(
