@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
 
 from framework.config.types import KubeSchedulerConfiguration
 from framework.config.validation import validate
@@ -39,12 +38,23 @@ class StartupError:
         return self.line
 
 
-def startup_errors(
+@dataclass(frozen=True, slots=True)
+class Startup:
+    """What starting kube-scheduler with a configuration gives: why it would not start, or
+    the framework of each profile (so a caller listing their plugins need not build them again)."""
+
+    errors: list[StartupError]
+    frameworks: list[Framework]
+    """One per profile, in order; empty when there are errors."""
+
+
+def start_up(
     cfg: KubeSchedulerConfiguration,
     registry: Registry,
     features: FeatureGates = DEFAULT_FEATURE_GATES,
-) -> list[StartupError]:
-    """Every reason a defaulted configuration would not start kube-scheduler ([] if none).
+) -> Startup:
+    """Validates a defaulted configuration and builds its extenders and profiles, as
+    kube-scheduler does at start.
 
     Validation errors come alone, as upstream stops at them. Past validation, every profile
     that cannot be built is listed (upstream reports the first only; the others would follow
@@ -52,26 +62,31 @@ def startup_errors(
     """
     invalid = validate(cfg, features)
     if invalid:
-        return [StartupError(e.field, e.body(), str(e)) for e in invalid]
+        return Startup([StartupError(e.field, e.body(), str(e)) for e in invalid], [])
     cfg = copy.deepcopy(cfg)  # building extenders rewrites NodeResourcesFit's args
     try:
         extenders = build_extenders(cfg)
     except ValueError as err:  # BuildExtendersError, ExtenderTLSError
         line = f"couldn't build extenders: {err}"
-        return [StartupError("extenders", line, line)]
-    return [
-        error
-        for index, profile in enumerate(cfg.profiles)
-        if (error := _profile_error(index, profile, registry, extenders, features)) is not None
-    ]
+        return Startup([StartupError("extenders", line, line)], [])
+    errors, frameworks = [], []
+    for index, profile in enumerate(cfg.profiles):
+        try:
+            frameworks.append(Framework(registry, profile, extenders=extenders, features=features))
+        except FrameworkError as err:
+            errors.append(_profile_error(index, profile.scheduler_name, err))
+    return Startup(errors, [] if errors else frameworks)
 
 
-def _profile_error(
-    index: int, profile: Any, registry: Registry, extenders: list[Any], features: FeatureGates
-) -> StartupError | None:
-    try:
-        Framework(registry, profile, extenders=extenders, features=features)
-    except FrameworkError as err:
-        detail = f"creating profile for scheduler name {profile.scheduler_name}: {err}"
-        return StartupError(f"profiles[{index}]", detail, f"initializing profiles: {detail}")
-    return None
+def startup_errors(
+    cfg: KubeSchedulerConfiguration,
+    registry: Registry,
+    features: FeatureGates = DEFAULT_FEATURE_GATES,
+) -> list[StartupError]:
+    """Every reason a defaulted configuration would not start kube-scheduler ([] if none)."""
+    return start_up(cfg, registry, features).errors
+
+
+def _profile_error(index: int, scheduler_name: str, err: FrameworkError) -> StartupError:
+    detail = f"creating profile for scheduler name {scheduler_name}: {err}"
+    return StartupError(f"profiles[{index}]", detail, f"initializing profiles: {detail}")

@@ -1,11 +1,11 @@
 """A KubeSchedulerConfiguration checked as the scheduler service would take it.
 
 Whether kube-scheduler would start with the text is decided in one place for the command line,
-``simulate`` and this editor (``services.configuration_problems``, which uses
+``simulate`` and this editor (``services.checked_configuration``, which uses
 ``framework.config.startup``: upstream's validation, then every profile built into a framework
 with the service's plugin registry, with upstream's messages and field paths). A configuration
-that passes is what Apply accepts; the effective plugins per extension point and each plugin's
-defaulted args come with it.
+that passes is what Apply accepts; the effective plugins per extension point (read off the
+frameworks that check built) and each plugin's defaulted args come with it.
 """
 
 from __future__ import annotations
@@ -15,14 +15,11 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from framework.config.defaults import set_defaults
 from framework.config.encode import to_dict
-from framework.config.load import load_config
-from framework.runtime.expand import effective_plugins
-from framework.runtime.registry import Registry
-from playground.scheduling.plugins import PLUGIN_ARGS, playground_registry
+from framework.runtime.framework import Framework
+from playground.scheduling.plugins import PLUGIN_ARGS
 from playground.workspaces.services import ConfigurationProblem as Problem
-from playground.workspaces.services import configuration_problems
+from playground.workspaces.services import checked_configuration
 
 POINTS = (
     "preEnqueue",
@@ -67,12 +64,10 @@ class Checked:
 def check_configuration(text: str) -> Checked:
     """Every problem with the text (what kube-scheduler would refuse to start with, see
     ``framework.config.startup``), or its profiles when there is none."""
-    problems = configuration_problems(text)
-    if problems:
-        return Checked(problems)
-    cfg = load_config(text.encode())  # bytes: always the document, never a file name
-    set_defaults(cfg)
-    return Checked([], _profiles(cfg, playground_registry()))
+    checked = checked_configuration(text)
+    if checked.problems:
+        return Checked(checked.problems)
+    return Checked([], _profiles(checked.cfg, checked.frameworks))
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,15 +80,11 @@ def runs_plugin_at(text: str, point: str, plugin: str) -> bool:
     return any(plugin in {name for name, _ in p.points.get(point, [])} for p in profiles)
 
 
-def _profiles(cfg: Any, registry: Registry) -> list[Profile]:
+def _profiles(cfg: Any, frameworks: list[Framework]) -> list[Profile]:
     encoded = to_dict(cfg)["profiles"]
     profiles = []
-    for index, profile in enumerate(cfg.profiles):
-        points = effective_plugins(profile, registry)
-        enabled = {
-            point: [(p["name"], p.get("weight")) for p in plugins]
-            for point, plugins in points.items()
-        }
+    for index, (profile, framework) in enumerate(zip(cfg.profiles, frameworks, strict=True)):
+        enabled = framework.list_plugins()
         profiles.append(
             Profile(
                 index=index,

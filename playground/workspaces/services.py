@@ -8,7 +8,7 @@ it loads, defaults and validates, so the scheduler service never meets a broken 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -18,7 +18,9 @@ from django.utils.text import slugify
 from framework.config.defaults import default_configuration, set_defaults
 from framework.config.encode import to_yaml
 from framework.config.load import ConfigError, load_config
-from framework.config.startup import startup_errors
+from framework.config.startup import start_up
+from framework.config.types import KubeSchedulerConfiguration
+from framework.runtime.framework import Framework
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces import demo
 from playground.workspaces.cluster import DatabaseCluster
@@ -101,21 +103,35 @@ def default_configuration_text() -> str:
 
 
 def configuration_problems(text: str) -> list[ConfigurationProblem]:
-    """Why the text is not a usable KubeSchedulerConfiguration, in upstream's words; [] if it is.
+    """Why the text is not a usable KubeSchedulerConfiguration, in upstream's words; [] if it is."""
+    return checked_configuration(text).problems
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedConfiguration:
+    """A configuration text as kube-scheduler would take it: its problems, or the defaulted
+    configuration and each profile's framework."""
+
+    problems: list[ConfigurationProblem]
+    cfg: KubeSchedulerConfiguration | None = None
+    frameworks: list[Framework] = field(default_factory=list)
+
+
+def checked_configuration(text: str) -> CheckedConfiguration:
+    """Loads, defaults and starts the configuration (``framework.config.startup``).
 
     ``load_config`` stops at the first decoding problem; validation reports every field.
     """
     if not text.strip():
-        return [ConfigurationProblem("", "the configuration is empty")]
+        return CheckedConfiguration([ConfigurationProblem("", "the configuration is empty")])
     try:
         cfg = load_config(text.encode())  # bytes: always the document, never a file name
     except ConfigError as err:
-        return [ConfigurationProblem("", str(err))]
+        return CheckedConfiguration([ConfigurationProblem("", str(err))])
     set_defaults(cfg)
-    return [
-        ConfigurationProblem(error.field, error.detail)
-        for error in startup_errors(cfg, playground_registry())
-    ]
+    startup = start_up(cfg, playground_registry())
+    problems = [ConfigurationProblem(error.field, error.detail) for error in startup.errors]
+    return CheckedConfiguration(problems, cfg, startup.frameworks)
 
 
 def add_configuration_revision(
