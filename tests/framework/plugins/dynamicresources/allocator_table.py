@@ -7,6 +7,7 @@ comparison upstream makes; share IDs fixed to ``SHARE_ID``.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,13 +78,17 @@ def run_with(case: Case, allocator: Allocator) -> list[dict[str, Any]] | None:
 
 def check(case: Case) -> None:
     """Runs the case and compares error, results and search steps as upstream's runner."""
+    inputs = _inputs(case)
     if case.expect_error:
         with pytest.raises(AllocationError) as raised:
             run(case)
         assert case.expect_error in str(raised.value)
+        assert _inputs(case) == inputs
         return
     allocator = new_allocator(case)
     got = run_with(case, allocator)
+    # The allocator only reads what it was given.
+    assert _inputs(case) == inputs
     if not case.expect_results:
         # Upstream expects no results: nil, or (no claims) an empty list.
         assert not got
@@ -92,3 +97,17 @@ def check(case: Case) -> None:
     if case.expect_num_allocate_one_invocations:
         # The search tries combinations, not permutations, of a request's devices.
         assert allocator.num_allocate_one_invocations == case.expect_num_allocate_one_invocations
+
+
+def _inputs(case: Case) -> list[Any]:
+    """A deep copy of everything the allocator is given, to compare after the run."""
+    return copy.deepcopy(
+        [
+            [(claim.spec, claim.status) for claim in case.claims],
+            [resource_slice.spec for resource_slice in case.slices],
+            [device_class.spec for device_class in case.classes],
+            case.allocated_devices,
+            case.allocated_shared_device_ids,
+            case.allocated_capacity,
+        ]
+    )
