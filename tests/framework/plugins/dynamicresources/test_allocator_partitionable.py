@@ -445,15 +445,7 @@ CASES: dict[str, Case] = {
         node=node(NODE1, REGION1),
         expect_results=[
             allocation_result(
-                {
-                    "nodeSelectorTerms": [
-                        {
-                            "matchExpressions": [
-                                {"key": "region", "operator": "In", "values": [REGION1]}
-                            ]
-                        }
-                    ]
-                },
+                node_label_selector("region", REGION1),
                 device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
             )
         ],
@@ -517,15 +509,7 @@ CASES: dict[str, Case] = {
         node=node(NODE1, REGION1),
         expect_results=[
             allocation_result(
-                {
-                    "nodeSelectorTerms": [
-                        {
-                            "matchFields": [
-                                {"key": "metadata.name", "operator": "In", "values": [NODE1]}
-                            ]
-                        }
-                    ]
-                },
+                local_node_selector(NODE1),
                 device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
                 device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
                 device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE3),
