@@ -10,7 +10,8 @@ a domain the device lacks reads as an empty map (so ``device.attributes["x"].y``
 
 from __future__ import annotations
 
-import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,12 +21,16 @@ from celpy import celtypes
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, CELUnsupportedError, Evaluator
 
+from framework.api.quantity import Quantity
 from framework.api.resource_slice import DeviceAttribute, DeviceCapacity
 from framework.plugins.dynamicresources.cel.library import FUNCTIONS
 from framework.plugins.dynamicresources.cel.semver import Semver, SemverError
 
 COMPILE_CACHE_SIZE = 1000
 """Upstream's scheduler keeps a cache of this many compiled expressions."""
+
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+"""The comprehension macros of cel-go, which need a list or a map to range over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +74,42 @@ class CompilationResult:
         return bool(result), None
 
 
-@functools.lru_cache(maxsize=COMPILE_CACHE_SIZE)
+class Cache:
+    """Upstream ``cel.Cache``: the most recently used successful compilations.
+
+    A failed compilation is not kept, so it is compiled (and reported) again each time.
+    """
+
+    def __init__(self, max_size: int) -> None:
+        self._max_size = max_size
+        self._entries: OrderedDict[str, CompilationResult] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_compile(self, expression: str) -> CompilationResult:
+        with self._lock:
+            cached = self._entries.get(expression)
+            if cached is not None:
+                self._entries.move_to_end(expression)
+                return cached
+        result = compile_uncached(expression)
+        if result.error is None:
+            with self._lock:
+                self._entries[expression] = result
+                self._entries.move_to_end(expression)
+                while len(self._entries) > self._max_size:
+                    self._entries.popitem(last=False)
+        return result
+
+
+_CACHE = Cache(COMPILE_CACHE_SIZE)
+
+
 def compile_cel_expression(expression: str) -> CompilationResult:
-    """Compile once per distinct expression, as upstream's ``cel.Cache`` does."""
+    """Compile once per distinct expression, through the scheduler's cache."""
+    return _CACHE.get_or_compile(expression)
+
+
+def compile_uncached(expression: str) -> CompilationResult:
     environment = celpy.Environment(runner_class=_Runner)
     try:
         ast = environment.compile(expression)
@@ -152,10 +190,16 @@ class _BindingEvaluator(Evaluator):
 
     def member_dot_arg(self, tree: Any) -> Any:
         binding = _binding_parts(tree)
-        if binding is None:
-            return super().member_dot_arg(tree)
-        name, init, body = binding
-        return self.sub_evaluator(body).evaluate({name: self.visit(init)})
+        if binding is not None:
+            name, init, body = binding
+            return self.sub_evaluator(body).evaluate({name: self.visit(init)})
+        target, method = tree.children[:2]
+        if method.value in _MACROS:
+            # celpy would iterate a string's characters or crash on a scalar; cel-go refuses.
+            value = self.visit(target)
+            if not isinstance(value, celtypes.ListType | celtypes.MapType | CELEvalError):
+                return CELEvalError(f"got '{_go_type_name(value)}', expected iterable type")
+        return super().member_dot_arg(tree)
 
 
 class _Runner(celpy.InterpretedRunner):
@@ -216,6 +260,26 @@ def _syntax_error(err: CELParseError) -> str:
     token = getattr(err.__cause__, "token", None)
     reason = f"unexpected token {str(token)!r}" if token is not None else "invalid syntax"
     return f"ERROR: <input>:{err.line}:{err.column}: Syntax error: {reason}"
+
+
+def _go_type_name(value: Any) -> str:
+    """The Go type cel-go names in its errors (``types.Int``, ``cel.Semver``, ...)."""
+    names = {
+        celtypes.BoolType: "types.Bool",
+        celtypes.IntType: "types.Int",
+        celtypes.UintType: "types.Uint",
+        celtypes.DoubleType: "types.Double",
+        celtypes.StringType: "types.String",
+        celtypes.BytesType: "types.Bytes",
+        Semver: "cel.Semver",
+        Quantity: "cel.Quantity",
+    }
+    for value_type, name in names.items():
+        if isinstance(value, value_type):
+            return name
+    if value is None:
+        return "types.Null"
+    return type(value).__name__
 
 
 def _cel_type_name(value: Any) -> str:

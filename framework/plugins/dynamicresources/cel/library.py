@@ -270,6 +270,49 @@ STRINGS = {
 }
 
 
+# -- DRA's own functions ---------------------------------------------------------------------------
+
+RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
+"""resourceapi.ResourceSliceMaxAttributeValuesPerDevice: the longest list ``includes`` reads."""
+
+
+def includes(target: Any, value: Any) -> Any:
+    """``<target>.includes(<value>)``: a list holds the value, or a scalar equals it.
+
+    Upstream declares it for DRAListTypeAttributes, but the scheduler compiles selectors in
+    the stored-expressions environment, which offers every declared function whatever the
+    gates: with the v1.36 defaults it works on (scalar) attributes too.
+    """
+    if not isinstance(target, celtypes.ListType):
+        return celtypes.BoolType(_cel_equal(target, value))
+    for index, item in enumerate(target):
+        if index >= RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE:
+            return _error(
+                "'includes' function cannot be applied to lists longer than"
+                f" {RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE} values"
+            )
+        if _cel_equal(item, value):
+            return celtypes.BoolType(True)
+    return celtypes.BoolType(False)
+
+
+def _cel_equal(left: Any, right: Any) -> bool:
+    """cel-go's ``Equal``: numbers compare by value, other values only with their own type."""
+    numbers = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+    if is_cel_bool(left) or is_cel_bool(right):
+        return is_cel_bool(left) and is_cel_bool(right) and bool(left) == bool(right)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        return _plain_number(left) == _plain_number(right)
+    if type(left) is not type(right):
+        return False
+    return bool(left == right)
+
+
+def _plain_number(value: Any) -> int | float:
+    """Python compares an int and a float exactly; celpy's own types refuse to."""
+    return float(value) if isinstance(value, celtypes.DoubleType) else int(value)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": quantity,
     "isQuantity": is_quantity,
@@ -287,6 +330,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "compareTo": compare_to,
     "isGreaterThan": is_greater_than,
     "isLessThan": is_less_than,
+    "includes": includes,
     **STRINGS,
 }
 """Every function a selector may call beyond celpy's standard ones."""

@@ -48,7 +48,7 @@ from framework.plugins.dynamicresources.structured.constraints import (
 )
 from framework.plugins.dynamicresources.structured.consumable_capacity import (
     CapacityError,
-    consumed_capacity_of_request,
+    get_consumed_capacity_from_request,
     request_fits_capacity,
 )
 from framework.plugins.dynamicresources.structured.pools import (
@@ -62,6 +62,8 @@ from framework.plugins.dynamicresources.structured.types import (
     ConsumedCapacity,
     DeviceID,
     Features,
+    insert_consumed_capacity,
+    remove_consumed_capacity,
 )
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -587,11 +589,13 @@ class _Allocation:
             if not self._capacity_fits(request, candidate):
                 return None
             if multiple:
-                result.consumed_capacity = consumed_capacity_of_request(
+                result.consumed_capacity = get_consumed_capacity_from_request(
                     request.exactly.capacity_requests, device.capacity
                 )
                 result.share_id = self.a.new_share_id()
-                _add_capacity(self.allocating_capacity, device_id, result.consumed_capacity)
+                insert_consumed_capacity(
+                    self.allocating_capacity, device_id, result.consumed_capacity
+                )
         results = self.results[claim_index]
         results.append(result)
         count_before = len(results) - 1
@@ -602,7 +606,9 @@ class _Allocation:
             self.allocating_devices[device_id].discard(claim_index)
             if multiple:
                 if result.consumed_capacity:
-                    _remove_capacity(self.allocating_capacity, device_id, result.consumed_capacity)
+                    remove_consumed_capacity(
+                        self.allocating_capacity, device_id, result.consumed_capacity
+                    )
             elif self.features.partitionable_devices and device.consumes_counters:
                 self._release_counters(candidate)
             del results[count_before:]
@@ -797,27 +803,6 @@ def _taint_prevents_allocation(device: Device, request: _Request) -> bool:
         if not any(t.tolerates(taint) for t in request.exactly.tolerations):
             return True
     return False
-
-
-def _add_capacity(
-    collection: dict[DeviceID, ConsumedCapacity], device_id: DeviceID, consumed: ConsumedCapacity
-) -> None:
-    totals = collection.setdefault(device_id, {})
-    for name, value in consumed.items():
-        totals[name] = totals.get(name, Quantity()) + value
-
-
-def _remove_capacity(
-    collection: dict[DeviceID, ConsumedCapacity], device_id: DeviceID, consumed: ConsumedCapacity
-) -> None:
-    totals = collection.get(device_id)
-    if totals is None:
-        return
-    for name, value in consumed.items():
-        if name in totals:
-            totals[name] = totals[name] - value
-    if all(value.is_zero() for value in totals.values()):
-        del collection[device_id]
 
 
 def _class_configs(device_class: DeviceClass) -> list[dict[str, Any] | None]:

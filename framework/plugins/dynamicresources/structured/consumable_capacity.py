@@ -33,8 +33,8 @@ def request_fits_capacity(
     if any(name not in capacity for name in requests):
         raise CapacityError("some requested capacity has not been defined")
     for name, device_capacity in capacity.items():
-        amount = consumed_amount(requests.get(name), device_capacity)
-        if _violates_policy(amount, device_capacity.request_policy):
+        amount = calculate_consumed_capacity(requests.get(name), device_capacity)
+        if violates_policy(amount, device_capacity.request_policy):
             return False
         total = consumed.get(name, Quantity()) + amount + allocating.get(name, Quantity())
         if total.cmp(device_capacity.value) > 0:
@@ -42,14 +42,18 @@ def request_fits_capacity(
     return True
 
 
-def consumed_capacity_of_request(
+def get_consumed_capacity_from_request(
     requests: Mapping[str, Quantity], capacity: Mapping[str, DeviceCapacity]
 ) -> ConsumedCapacity:
     """What an allocation of the device for the request consumes, capacity by capacity."""
-    return {name: consumed_amount(requests.get(name), cap) for name, cap in capacity.items()}
+    return {
+        name: calculate_consumed_capacity(requests.get(name), cap) for name, cap in capacity.items()
+    }
 
 
-def consumed_amount(requested: Quantity | None, capacity: DeviceCapacity) -> Quantity:
+def calculate_consumed_capacity(requested: Quantity | None, capacity: DeviceCapacity) -> Quantity:
+    """What one allocation takes of a capacity: the request rounded up to what the policy
+    allows, else the policy's default, else all of it."""
     policy = capacity.request_policy
     if requested is None:
         if policy is not None and policy.default is not None:
@@ -76,7 +80,8 @@ def _round_up_range(requested: Quantity, valid_range: CapacityRequestPolicyRange
     return Quantity.from_value(minimum.value() + step * steps, Quantity.BINARY_SI)
 
 
-def _violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> bool:
+def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> bool:
+    """True when the policy does not allow the amount (its default is always allowed)."""
     if policy is None:
         return False
     if policy.default is not None and amount == policy.default:

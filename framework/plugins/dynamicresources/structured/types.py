@@ -33,6 +33,43 @@ ConsumedCapacity = dict[str, Quantity]
 """Capacity name to the amount consumed of it."""
 
 
+def add_capacity(into: ConsumedCapacity, added: ConsumedCapacity) -> None:
+    """Upstream ``ConsumedCapacity.Add``: sums per capacity, new names start at the amount."""
+    for name, value in added.items():
+        into[name] = into[name] + value if name in into else value
+
+
+def sub_capacity(into: ConsumedCapacity, subtracted: ConsumedCapacity) -> None:
+    """Upstream ``ConsumedCapacity.Sub``: names not in ``into`` are ignored."""
+    for name, value in subtracted.items():
+        if name in into:
+            into[name] = into[name] - value
+
+
+def capacity_empty(consumed: ConsumedCapacity) -> bool:
+    """Upstream ``ConsumedCapacity.Empty``: every amount is zero."""
+    return all(value.is_zero() for value in consumed.values())
+
+
+def insert_consumed_capacity(
+    collection: dict[DeviceID, ConsumedCapacity], device_id: DeviceID, consumed: ConsumedCapacity
+) -> None:
+    """Upstream ``ConsumedCapacityCollection.Insert``: adds what one allocation consumes."""
+    add_capacity(collection.setdefault(device_id, {}), consumed)
+
+
+def remove_consumed_capacity(
+    collection: dict[DeviceID, ConsumedCapacity], device_id: DeviceID, consumed: ConsumedCapacity
+) -> None:
+    """Upstream ``ConsumedCapacityCollection.Remove``: a device back at zero leaves."""
+    totals = collection.get(device_id)
+    if totals is None:
+        return
+    sub_capacity(totals, consumed)
+    if capacity_empty(totals):
+        del collection[device_id]
+
+
 @dataclass(slots=True)
 class AllocatedState:
     """What claims already allocated hold: whole devices, shares, consumed capacity."""

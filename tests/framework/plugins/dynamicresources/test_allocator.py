@@ -7,26 +7,22 @@ Error messages name claims ``default/claim-0`` (see allocator_builders).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from framework.api.device_class import DeviceClass
-from framework.api.node import Node
 from framework.api.resource_claim import ResourceClaim
 from framework.api.resource_slice import ResourceSlice
 from framework.plugins.dynamicresources.structured.allocator import (
     ALLOCATION_RESULTS_MAX_SIZE,
-    Allocator,
 )
-from framework.plugins.dynamicresources.structured.pools import AllocationError
 from framework.plugins.dynamicresources.structured.types import (
-    AllocatedState,
     DeviceID,
     Features,
 )
 from tests.framework.plugins.dynamicresources.allocator_builders import (
+    BOOL_ATTRIBUTE,
     CLAIM0,
     CLAIM1,
     CLASS_A,
@@ -39,9 +35,11 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     DEVICE4,
     DRIVER_A,
     DRIVER_B,
+    INT_ATTRIBUTE,
     NODE1,
     NODE2,
     NODE_SELECTION_ALL,
+    NON_EXISTENT_ATTRIBUTE,
     POOL1,
     POOL2,
     POOL3,
@@ -55,16 +53,27 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     REQ1_SUB_REQ0,
     REQ1_SUB_REQ1,
     REQ2,
+    REQ2_SUB_REQ1,
     REQ3,
+    SHARE_ID,
     SLICE1,
     SLICE2,
+    SLICE3,
+    STRING_ATTRIBUTE,
     SUB_REQ0,
     SUB_REQ1,
+    TAINT_NO_EXECUTE,
+    TAINT_NO_SCHEDULE,
+    TAINT_NONE,
+    TOLERATION_NO_EXECUTE,
+    TOLERATION_NO_SCHEDULE,
+    VERSION_ATTRIBUTE,
     all_device_request,
     allocation_result,
     cel,
     claim,
     claim_with_request,
+    class_with_allow_multiple_allocations,
     class_with_config,
     counter_consumption,
     counter_set,
@@ -73,39 +82,23 @@ from tests.framework.plugins.dynamicresources.allocator_builders import (
     device_class,
     device_configuration,
     device_from_counters,
+    device_request,
     distinct_attribute,
     local_node_selector,
     match_attribute,
+    multiple_device_allocation_results,
     node,
     node_label_selector,
-    normalized,
     request,
     request_with_prioritized_list,
     resource_pool,
     slice_with_devices,
     slice_with_multiple_devices,
+    slice_with_no_devices,
     slice_with_one_device,
     sub_request,
 )
-
-INT_ATTRIBUTE = f"{DRIVER_A}/numa"
-VERSION_ATTRIBUTE = f"{DRIVER_A}/driverVersion"
-STRING_ATTRIBUTE = f"{DRIVER_A}/stringAttribute"
-BOOL_ATTRIBUTE = f"{DRIVER_A}/boolAttribute"
-NON_EXISTENT_ATTRIBUTE = f"{DRIVER_A}/NonExistentAttribute"
-
-
-@dataclass
-class Case:
-    claims: list[ResourceClaim] = field(default_factory=list)
-    classes: list[DeviceClass] = field(default_factory=list)
-    slices: list[ResourceSlice] = field(default_factory=list)
-    node: Node | None = None
-    allocated_devices: list[DeviceID] = field(default_factory=list)
-    features: Features = field(default_factory=Features)
-    expect_results: list[dict[str, Any]] | None = None
-    expect_error: str = ""
-    expect_num_allocate_one_invocations: int = 0
+from tests.framework.plugins.dynamicresources.allocator_table import Case, check
 
 
 def memory_device(name: str, memory: str) -> dict[str, Any]:
@@ -959,60 +952,13 @@ CASES: dict[str, Case] = {
 }
 
 
-def run(case: Case) -> list[dict[str, Any]] | None:
-    return run_with(case, new_allocator(case))
-
-
-def new_allocator(case: Case) -> Allocator:
-    classes = {c.name: c for c in case.classes}
-    return Allocator(
-        case.features,
-        AllocatedState(allocated_devices=set(case.allocated_devices)),
-        classes.get,
-        case.slices,
-        new_share_id=lambda: "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa",
-    )
-
-
-def run_with(case: Case, allocator: Allocator) -> list[dict[str, Any]] | None:
-    results = allocator.allocate(case.node or node(NODE1, REGION1), case.claims)
-    if results is None:
-        return None
-    return [normalized(result.to_dict()) for result in results]
-
-
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_allocator(case: Case) -> None:
-    if case.expect_error:
-        with pytest.raises(AllocationError) as raised:
-            run(case)
-        assert case.expect_error in str(raised.value)
-        return
-    allocator = new_allocator(case)
-    got = run_with(case, allocator)
-    if case.expect_results is None:
-        # Upstream expects no results: nil, or (no claims) an empty list.
-        assert not got
-    else:
-        assert got == case.expect_results
-    if case.expect_num_allocate_one_invocations:
-        # The search tries combinations, not permutations, of a request's devices.
-        assert allocator.num_allocate_one_invocations == case.expect_num_allocate_one_invocations
+    check(case)
 
 
 # -- prioritized lists, taints, partitionable devices -------------------------------------------
 
-TAINT_KEY = "taint-key"
-TAINT_NONE = {"key": TAINT_KEY, "value": "taint-value", "effect": "None"}
-TAINT_NO_SCHEDULE = {"key": TAINT_KEY, "value": "taint-value", "effect": "NoSchedule"}
-TAINT_NO_EXECUTE = {"key": TAINT_KEY, "value": "taint-value-2", "effect": "NoExecute"}
-TOLERATION_NO_SCHEDULE = {"operator": "Exists", "key": TAINT_KEY, "effect": "NoSchedule"}
-TOLERATION_NO_EXECUTE = {
-    "operator": "Equal",
-    "key": TAINT_KEY,
-    "value": "taint-value-2",
-    "effect": "NoExecute",
-}
 PRIORITIZED = Features(prioritized_list=True)
 TAINTS = Features(device_taints=True)
 PARTITIONABLE = Features(partitionable_devices=True)
@@ -1664,7 +1610,6 @@ CASES.update(
 
 BINDING = Features(device_binding_and_status=True)
 CONSUMABLE = Features(consumable_capacity=True)
-SHARE_ID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
 
 
 def with_binding_conditions(name: str, suffix: str = "") -> dict[str, Any]:
@@ -1683,15 +1628,6 @@ def binding_result(req: str, device_name: str, suffix: str = "") -> dict[str, An
         device_name,
         bindingConditions=[f"IsPrepare{suffix}"],
         bindingFailureConditions=[f"BindingFailed{suffix}"],
-    )
-
-
-def class_with_allow_multiple_allocations(name: str, driver: str, multiple: bool) -> DeviceClass:
-    expression = (
-        f'device.driver == "{driver}" && device.allowMultipleAllocations == {str(multiple).lower()}'
-    )
-    return DeviceClass.from_dict(
-        {"metadata": {"name": name}, "spec": {"selectors": [cel(expression)]}}
     )
 
 
@@ -2212,3 +2148,826 @@ CASES.update(
         ),
     }
 )
+
+
+# -- allocation mode All, constraints that do not match, limits, prioritized lists -------------
+
+
+def all_of_class_a_or_one_of_class_b() -> ResourceClaim:
+    """Upstream's claim for all devices of class A or, failing that, one device of class B."""
+    return claim(
+        CLAIM0,
+        request_with_prioritized_list(
+            REQ0,
+            sub_request(SUB_REQ0, CLASS_A, 0).with_allocation_mode("All"),
+            sub_request(SUB_REQ1, CLASS_B, 1),
+        ),
+    )
+
+
+SELECTED_CLASS_A = DeviceClass.from_dict(
+    {
+        "metadata": {"name": CLASS_A},
+        "spec": {
+            "selectors": [
+                cel(f'device.driver == "{DRIVER_A}" && device.attributes["{DRIVER_A}"].selected')
+            ]
+        },
+    }
+)
+"""Class A with a selector that takes only the devices marked ``selected``."""
+
+CASES.update(
+    {
+        "all-devices-of-the-incomplete-pool": Case(
+            claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A, count=1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                # The pool should have two slices but has only this one.
+                slice_with_one_device(SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A)
+            ],
+            node=node(NODE1, REGION1),
+            expect_error=(
+                "claim default/claim-0, request req-0: asks for all devices, but resource pool "
+                "driver-a/pool-1 is currently being updated"
+            ),
+        ),
+        "all-devices-plus-another": Case(
+            claims=[
+                claim(CLAIM0, all_device_request(REQ0, CLASS_A)),
+                claim(CLAIM1, request(REQ0, CLASS_B, 1)),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                ),
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_B, POOL1, DEVICE1),
+                ),
+            ],
+        ),
+        "all-devices-plus-another-reversed": Case(
+            claims=[
+                claim(CLAIM1, request(REQ0, CLASS_B, 1)),
+                claim(CLAIM0, all_device_request(REQ0, CLASS_A)),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_B, POOL1, DEVICE1),
+                ),
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                ),
+            ],
+        ),
+        "all-devices-many-plus-another": Case(
+            claims=[
+                claim(CLAIM0, all_device_request(REQ0, CLASS_A)),
+                claim(CLAIM1, request(REQ0, CLASS_B, 1)),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)
+                ),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
+                ),
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_B, POOL1, DEVICE1),
+                ),
+            ],
+        ),
+        "all-devices-many-plus-another-reversed": Case(
+            claims=[
+                claim(CLAIM1, request(REQ0, CLASS_B, 1)),
+                claim(CLAIM0, all_device_request(REQ0, CLASS_A)),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)
+                ),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_B, POOL1, DEVICE1),
+                ),
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
+                ),
+            ],
+        ),
+        "all-devices-no-slices": Case(
+            claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            node=node(NODE1, REGION1),
+        ),
+        "all-devices-slice-without-devices-prioritized-list": Case(
+            features=Features(prioritized_list=True),
+            claims=[all_of_class_a_or_one_of_class_b()],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_no_devices(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL2, DEVICE1),
+                )
+            ],
+        ),
+        "all-devices-no-slices-prioritized-list": Case(
+            features=Features(prioritized_list=True),
+            claims=[all_of_class_a_or_one_of_class_b()],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B)],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL2, DEVICE1),
+                )
+            ],
+        ),
+        "all-devices-some-allocated-prioritized-list": Case(
+            features=Features(prioritized_list=True),
+            claims=[all_of_class_a_or_one_of_class_b()],
+            allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE1)],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)
+                ),
+                slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_B, POOL2, DEVICE1),
+                )
+            ],
+        ),
+        "with-constraint-not-matching-int-attribute": Case(
+            claims=[
+                claim(
+                    CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(INT_ATTRIBUTE)]
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"numa": {"int": 1}}),
+                    device(DEVICE2, attributes={"numa": {"int": 2}}),
+                )
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "with-constraint-not-matching-string-attribute": Case(
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 2),
+                    constraints=[match_attribute(STRING_ATTRIBUTE)],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(
+                        DEVICE1, attributes={"stringAttribute": {"string": "stringAttributeValue"}}
+                    ),
+                    device(
+                        DEVICE2, attributes={"stringAttribute": {"string": "stringAttributeValue2"}}
+                    ),
+                )
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "with-constraint-not-matching-bool-attribute": Case(
+            claims=[
+                claim(
+                    CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(BOOL_ATTRIBUTE)]
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"boolAttribute": {"bool": True}}),
+                    device(DEVICE2, attributes={"boolAttribute": {"bool": False}}),
+                )
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "with-constraint-not-matching-version-attribute": Case(
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 2),
+                    constraints=[match_attribute(VERSION_ATTRIBUTE)],
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"driverVersion": {"version": "1.0.0"}}),
+                    device(DEVICE2, attributes={"driverVersion": {"version": "2.0.0"}}),
+                )
+            ],
+            node=node(NODE1, REGION1),
+        ),
+        "all-devices-invalid-CEL": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 500))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            expect_error="exceeds the claim limit",
+        ),
+        "tainted-prioritized-list-disabled": Case(
+            features=Features(device_taints=False, prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0, sub_request(SUB_REQ0, CLASS_B, 1), sub_request(SUB_REQ1, CLASS_A, 1)
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1).with_taints(TAINT_NO_SCHEDULE)
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "tainted-all-devices-single-disabled": Case(
+            features=Features(device_taints=False),
+            claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1).with_taints(TAINT_NO_SCHEDULE)
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-allocation-mode-all": Case(
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, 0).with_allocation_mode("All"),
+                        sub_request(SUB_REQ1, CLASS_A, 1),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))
+            ],
+            allocated_devices=[DeviceID(DRIVER_A, POOL1, DEVICE2)],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-allocation-mode-all-with-selectors": Case(
+            # Mode All must get at least one device, else the next subrequest is tried.
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(
+                            SUB_REQ0,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v6"'),
+                        ).with_allocation_mode("All"),
+                        sub_request(
+                            SUB_REQ1,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v5"'),
+                        ).with_allocation_mode("All"),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"generation": {"string": "v5"}}),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-allocation-mode-all-with-selectors-multiple-pools": Case(
+            # Mode All takes the class's devices from every pool.
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(
+                            SUB_REQ0,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v6"'),
+                        ).with_allocation_mode("All"),
+                        sub_request(
+                            SUB_REQ1,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v5"'),
+                        ).with_allocation_mode("All"),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"generation": {"string": "v5"}}),
+                ),
+                slice_with_devices(
+                    SLICE2,
+                    NODE1,
+                    POOL2,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"generation": {"string": "v5"}}),
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL2, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-allocation-mode-all-with-selectors-multiple-pools-across-nodes": Case(
+            # Mode All takes the class's devices of every pool, but only those the node can use.
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(
+                            SUB_REQ0,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v6"'),
+                        ).with_allocation_mode("All"),
+                        sub_request(
+                            SUB_REQ1,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v5"'),
+                        ).with_allocation_mode("All"),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"generation": {"string": "v5"}}),
+                ),
+                slice_with_devices(
+                    SLICE2,
+                    NODE2,
+                    POOL2,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"generation": {"string": "v5"}}),
+                    device(DEVICE2, attributes={"generation": {"string": "v6"}}),
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+        ),
+        "prioritized-list-allocation-mode-all-with-selectors-deviceclass-subset": Case(
+            # The class's own selector narrows what mode All takes.
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(
+                            SUB_REQ0,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v6"'),
+                        ).with_allocation_mode("All"),
+                        sub_request(
+                            SUB_REQ1,
+                            CLASS_A,
+                            0,
+                            cel(f'device.attributes["{DRIVER_A}"].generation == "v5"'),
+                        ).with_allocation_mode("All"),
+                    ),
+                )
+            ],
+            classes=[SELECTED_CLASS_A],
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(
+                        DEVICE1,
+                        attributes={"generation": {"string": "v6"}, "selected": {"bool": False}},
+                    ),
+                    device(
+                        DEVICE2,
+                        attributes={"generation": {"string": "v5"}, "selected": {"bool": False}},
+                    ),
+                    device(
+                        DEVICE3,
+                        attributes={"generation": {"string": "v5"}, "selected": {"bool": True}},
+                    ),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE3),
+                )
+            ],
+        ),
+        "max-number-devices": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_multiple_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, ALLOCATION_RESULTS_MAX_SIZE
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    *multiple_device_allocation_results(
+                        REQ0, DRIVER_A, POOL1, ALLOCATION_RESULTS_MAX_SIZE, 0
+                    ),
+                )
+            ],
+        ),
+        "prioritized-list-max-allocation-limit-request": Case(
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE),
+                        sub_request(SUB_REQ1, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE // 2),
+                    ),
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(SUB_REQ0, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE),
+                        sub_request(SUB_REQ1, CLASS_A, ALLOCATION_RESULTS_MAX_SIZE // 2),
+                    ),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_multiple_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, ALLOCATION_RESULTS_MAX_SIZE * 2
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    *multiple_device_allocation_results(
+                        REQ0_SUB_REQ1, DRIVER_A, POOL1, ALLOCATION_RESULTS_MAX_SIZE // 2, 0
+                    )
+                    + multiple_device_allocation_results(
+                        REQ1_SUB_REQ1,
+                        DRIVER_A,
+                        POOL1,
+                        ALLOCATION_RESULTS_MAX_SIZE // 2,
+                        ALLOCATION_RESULTS_MAX_SIZE // 2,
+                    ),
+                )
+            ],
+            expect_num_allocate_one_invocations=75,
+        ),
+        "prioritized-list-max-allocation-allocation-mode-all": Case(
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    request_with_prioritized_list(
+                        REQ0,
+                        sub_request(SUB_REQ0, CLASS_A, 0).with_allocation_mode("All"),
+                        sub_request(SUB_REQ1, CLASS_A, 2),
+                    ),
+                    device_request(REQ1, CLASS_B, 2),
+                )
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+            slices=[
+                slice_with_multiple_devices(
+                    SLICE1, NODE1, POOL1, DRIVER_A, ALLOCATION_RESULTS_MAX_SIZE - 1
+                ),
+                slice_with_multiple_devices(SLICE2, NODE1, POOL2, DRIVER_B, 2),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, "device-0"),
+                    device_allocation_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, "device-1"),
+                    device_allocation_result(REQ1, DRIVER_B, POOL2, "device-0"),
+                    device_allocation_result(REQ1, DRIVER_B, POOL2, "device-1"),
+                )
+            ],
+            expect_num_allocate_one_invocations=42,
+        ),
+        "different-resourceslices-in-pool-can-target-different-nodes": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE2, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE2)
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
+                )
+            ],
+        ),
+        "check-combinations-within-single-request-multiple-pools-multiple-slices": Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_with_devices(
+                    SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)
+                ),
+                slice_with_devices(
+                    SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE2)
+                ),
+                slice_with_devices(
+                    SLICE3, NODE1, POOL2, DRIVER_A, device(DEVICE3), device(DEVICE4)
+                ),
+            ],
+            node=node(NODE1, REGION1),
+            expect_num_allocate_one_invocations=16,
+        ),
+        "check-combinations-with-prioritized-list": Case(
+            features=Features(prioritized_list=True),
+            claims=[
+                claim(
+                    CLAIM0,
+                    # Too few devices of type Y: all are tried before the second subrequest is.
+                    request_with_prioritized_list(
+                        REQ1,
+                        sub_request(
+                            SUB_REQ0,
+                            CLASS_A,
+                            3,
+                            cel(f'device.attributes["{DRIVER_A}"].type == "Y"'),
+                        ),
+                        sub_request(SUB_REQ1, CLASS_A, 2),
+                    ),
+                    # Two devices are too many, so the second subrequest is used.
+                    request_with_prioritized_list(
+                        REQ2,
+                        sub_request(SUB_REQ0, CLASS_A, 2),
+                        sub_request(
+                            SUB_REQ1,
+                            CLASS_A,
+                            1,
+                            cel(f'device.attributes["{DRIVER_A}"].type == "X"'),
+                        ),
+                    ),
+                ),
+            ],
+            classes=[device_class(CLASS_A, DRIVER_A)],
+            # In this order the search first gives device-1 and device-2 to req-1, then has to
+            # backtrack because req-2 needs device-1.
+            slices=[
+                slice_with_devices(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEVICE1, attributes={"type": {"string": "X"}}),
+                    device(DEVICE2, attributes={"type": {"string": "Y"}}),
+                    device(DEVICE3, attributes={"type": {"string": "Y"}}),
+                )
+            ],
+            node=node(NODE1, REGION1),
+            expect_results=[
+                allocation_result(
+                    local_node_selector(NODE1),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2),
+                    device_allocation_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE3),
+                    device_allocation_result(REQ2_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                )
+            ],
+            expect_num_allocate_one_invocations=26,
+        ),
+    }
+)
+
+
+# -- lexicographical_testing.go: pools and slices are tried in name order ----------------------
+
+LEXICOGRAPHICAL_CASES: dict[str, Case] = {
+    "lexicographical-sorting-pools": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            # Pools listed in reverse name order.
+            slice_with_one_device(SLICE1, NODE1, resource_pool(POOL3, 1), DRIVER_A),
+            slice_with_one_device(SLICE2, NODE1, resource_pool(POOL2, 1), DRIVER_A),
+            slice_with_one_device(SLICE3, NODE1, resource_pool(POOL1, 1), DRIVER_A),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE1),
+            )
+        ],
+    ),
+    "lexicographical-sorting-pools-with-binding-conditions": Case(
+        features=Features(device_binding_and_status=True),
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            # Devices with binding conditions come last, whatever their pool's name.
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                resource_pool(POOL1, 1),
+                DRIVER_A,
+                device(DEVICE1).with_binding_conditions(["IsPrepare"], ["BindingFailed"]),
+            ),
+            slice_with_devices(SLICE3, NODE1, resource_pool(POOL3, 1), DRIVER_A, device(DEVICE3)),
+            slice_with_devices(SLICE2, NODE1, resource_pool(POOL2, 1), DRIVER_A, device(DEVICE2)),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL2, DEVICE2),
+                device_allocation_result(REQ0, DRIVER_A, POOL3, DEVICE3),
+            )
+        ],
+    ),
+    "lexicographical-sorting-slices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            # Slices listed in reverse name order.
+            slice_with_devices(SLICE3, NODE1, resource_pool(POOL1, 3), DRIVER_A, device(DEVICE3)),
+            slice_with_devices(SLICE2, NODE1, resource_pool(POOL1, 3), DRIVER_A, device(DEVICE2)),
+            slice_with_devices(SLICE1, NODE1, resource_pool(POOL1, 3), DRIVER_A, device(DEVICE1)),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
+            )
+        ],
+    ),
+    "lexicographical-sorting-slices-with-binding-conditions": Case(
+        features=Features(device_binding_and_status=True),
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[
+            slice_with_devices(
+                SLICE1,
+                NODE1,
+                resource_pool(POOL1, 3),
+                DRIVER_A,
+                device(DEVICE1).with_binding_conditions(["IsPrepare"], ["BindingFailed"]),
+            ),
+            slice_with_devices(SLICE3, NODE1, resource_pool(POOL1, 3), DRIVER_A, device(DEVICE3)),
+            slice_with_devices(SLICE2, NODE1, resource_pool(POOL1, 3), DRIVER_A, device(DEVICE2)),
+        ],
+        node=node(NODE1, REGION1),
+        expect_results=[
+            allocation_result(
+                local_node_selector(NODE1),
+                device_allocation_result(
+                    REQ0,
+                    DRIVER_A,
+                    POOL1,
+                    DEVICE1,
+                    bindingConditions=["IsPrepare"],
+                    bindingFailureConditions=["BindingFailed"],
+                ),
+                device_allocation_result(REQ0, DRIVER_A, POOL1, DEVICE2),
+            )
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LEXICOGRAPHICAL_CASES.values(), ids=LEXICOGRAPHICAL_CASES.keys())
+def test_lexicographical_allocator(case: Case) -> None:
+    check(case)
