@@ -79,6 +79,7 @@ def workspace_resync(workspace: Workspace, view: LiveView) -> str:
     if view.name == "nodes":
         rows = nodes_context(workspace, view.page)["rows"]
         parts.append(render_to_string("live/usage_cells.html", {"nodes": rows}))
+        parts.append(render_to_string("live/devices_cells.html", {"nodes": rows}))
     elif view.name in BOARD_VIEWS:
         parts.append(_board_view(workspace, view, board_of(workspace)))
     elif view.name == DEBUGGER:
@@ -106,6 +107,8 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     usage = latest.get(broadcast.NODE_USAGE)
     if usage is not None and view.name == "nodes":
         parts.append(_published_usage(workspace, view, usage["nodes"]))
+    if view.name == "nodes" and latest.keys() & CLUSTER_NEWS:
+        parts.append(_stored_devices(workspace, view))
     trace = latest.get(broadcast.TRACE_EVENTS)
     if trace is not None and view.name == DEBUGGER:
         parts.append(live_trace(workspace, trace))
@@ -132,11 +135,17 @@ def _overview(workspace: Workspace) -> str:
 
 def _published_usage(workspace: Workspace, view: LiveView, usage: list[dict[str, Any]]) -> str:
     """The usage bars of the page's nodes, as the scheduler's cache counts them."""
-    shown = {row.name: row for row in nodes_context(workspace, view.page)["rows"]}
+    shown = {row.name for row in nodes_context(workspace, view.page)["rows"]}
     nodes = [NodeUsage.from_published(entry) for entry in usage if entry.get("name") in shown]
-    for node in nodes:
-        node.devices = shown[node.name].devices
     return render_to_string("live/usage_cells.html", {"nodes": nodes})
+
+
+def _stored_devices(workspace: Workspace, view: LiveView) -> str:
+    """The devices in use on the page's nodes, from the stored claims: an allocation is
+    written by PreBind, after the scheduler published its usage, so any cluster news redraws
+    them (only cells that changed reach the page)."""
+    rows = nodes_context(workspace, view.page)["rows"]
+    return render_to_string("live/devices_cells.html", {"nodes": rows})
 
 
 def _published_board(status: dict[str, Any]) -> Board:

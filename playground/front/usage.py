@@ -79,7 +79,7 @@ def _node_row(row: ClusterObject, pods: list) -> NodeRow:
     )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class NodeUsage:
     """A node's usage as the scheduler service publishes it (its cache's view, assumed pods
     included): ``{name, cpu, memory, pods}``, each ``{requested, allocatable}``."""
@@ -88,8 +88,6 @@ class NodeUsage:
     cpu: Usage
     memory: Usage
     pods: Usage
-    devices: list[Usage] = field(default_factory=list)
-    """From the stored claims: the scheduler does not publish devices."""
 
     @classmethod
     def from_published(cls, entry: dict) -> NodeUsage:

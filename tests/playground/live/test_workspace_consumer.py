@@ -92,6 +92,50 @@ def test_node_usage_updates_the_bars_of_the_nodes_on_the_page(owner, workspace):
     assert "elsewhere" not in html
 
 
+def test_a_claim_allocated_after_the_usage_was_published_redraws_the_nodes_devices(
+    owner, workspace
+):
+    """PreBind writes an allocation after the scheduler published its usage: the cluster news
+    that follows redraws the devices in use, from the stored claims."""
+    store(workspace, node("n1"))
+    store(workspace, gpu_slice("n1", "gpu-0", "gpu-1"))
+
+    async def scenario(ws, connected, first):
+        await database_sync_to_async(store)(workspace, allocated_claim("n1", "gpu-1"))
+        broadcast.send_status(workspace.pk, {"queue": {}, "paused": False})
+        return first, await ws.receive_from(timeout=5)
+
+    first, html = connect_and("/ws/w/lab/?view=nodes&page=1", owner, scenario)
+    assert '<div class="usage" id="devices-n1">' in first and "0 / 2" in first
+    assert html.startswith('<div class="usage" id="devices-n1">')
+    assert "<span>gpu.example.com</span>" in html and "1 / 2" in html
+
+
+def gpu_slice(node_name: str, *devices: str) -> dict:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node_name}-gpus"},
+        "spec": {
+            "driver": "gpu.example.com",
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": name} for name in devices],
+        },
+    }
+
+
+def allocated_claim(node_name: str, device: str) -> dict:
+    result = {"request": "gpu", "driver": "gpu.example.com", "pool": node_name, "device": device}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "gpu", "namespace": "default"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}},
+        "status": {"allocation": {"devices": {"results": [result]}}},
+    }
+
+
 @pytest.mark.parametrize("view", ["", "overview", "nodes", "pods", "queue", "permit"])
 def test_a_change_of_the_schedulers_state_reaches_every_place_that_shows_it(owner, workspace, view):
     def paused_under_a_new_holder():

@@ -2,8 +2,9 @@
 
 They build manifests and read them through the API layer, so tests also cover parsing.
 Devices and requests are dicts with upstream's ``with...`` modifiers as methods (snake case),
-each returning a modified copy, so a case reads as upstream's does. Claims live in namespace ``default`` (upstream's have none), so messages name them
-``default/claim-0`` where upstream's tests print ``claim-0``.
+each returning a modified copy, so a case reads as upstream's does. Claims live in namespace
+``default`` (upstream's have none), so messages name them ``default/claim-0`` where upstream's
+tests print ``claim-0``.
 """
 
 from __future__ import annotations
