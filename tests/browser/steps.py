@@ -27,6 +27,14 @@ def log_in(page: Page, demo: dict[str, str]) -> None:
     expect(page.locator(".account")).to_contain_text(demo["username"])
 
 
+def create_in_editor(page: Page, manifest: str, saved: str) -> None:
+    """Creates an object of the demo workspace in the YAML editor; ``saved`` is the flash."""
+    page.goto("/w/demo/objects/new/")
+    page.get_by_label("manifest (YAML)").fill(manifest)
+    page.get_by_role("button", name="Create").click()
+    expect(page.locator(".flash.success")).to_have_text(saved)
+
+
 def mark_page(page: Page) -> None:
     """A mark on the window: a navigation or a reload would lose it."""
     page.evaluate("window.browserTestMark = 'same page'")

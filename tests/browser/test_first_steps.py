@@ -14,7 +14,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from playground.workspaces.demo import demo_nodes
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in
+from tests.browser.steps import LIVE_TIMEOUT_MS, create_in_editor, log_in
 
 DEMO_NODES = [node["metadata"]["name"] for node in demo_nodes()]
 DEMO_PODS = ("kube-system/coredns-1", "shop/urgent", "shop/web-0", "batch/nightly", "batch/huge")
@@ -92,10 +92,7 @@ def enable_it_in_the_profile_form(page: Page) -> None:
 
 
 def create_pod(page: Page) -> None:
-    page.goto("/w/demo/objects/new/")
-    page.get_by_label("manifest (YAML)").fill(POD_YAML)
-    page.get_by_role("button", name="Create").click()
-    expect(page.locator(".flash.success")).to_have_text(f"Saved Pod {POD}.")
+    create_in_editor(page, POD_YAML, f"Saved Pod {POD}.")
 
 
 def approve_it_on_the_permit_page(page: Page) -> None:

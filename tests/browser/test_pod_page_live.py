@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
+from tests.browser.steps import (
+    LIVE_TIMEOUT_MS,
+    create_in_editor,
+    log_in,
+    mark_page,
+    page_is_the_same,
+    pod_yaml,
+)
 
 POD = "default/giant"
 POD_YAML = pod_yaml("giant", "20")
@@ -27,7 +34,7 @@ status:
 def test_an_open_trace_stays_open_while_the_next_attempt_arrives(context, demo):
     page = context.new_page()
     log_in(page, demo)
-    create(page, POD_YAML, f"Saved Pod {POD}.")
+    create_in_editor(page, POD_YAML, f"Saved Pod {POD}.")
     open_pod_page(page)
     attempts = page.locator("#pod-attempts > tbody > tr:not(:has(> td.trace))")
     expect(attempts.first).to_contain_text("Unschedulable", timeout=LIVE_TIMEOUT_MS)
@@ -39,7 +46,7 @@ def test_an_open_trace_stays_open_while_the_next_attempt_arrives(context, demo):
 
     # Someone adds a node big enough, in another tab: the scheduler retries the pod (room for
     # the demo's batch/huge too, which waits for such a node and goes first, by priority).
-    create(context.new_page(), NODE_YAML, "Saved Node huge-1.")
+    create_in_editor(context.new_page(), NODE_YAML, "Saved Node huge-1.")
 
     expect(attempts).to_have_count(2, timeout=LIVE_TIMEOUT_MS)
     expect(attempts.first).to_contain_text("huge-1")
@@ -55,13 +62,6 @@ def test_an_open_trace_stays_open_while_the_next_attempt_arrives(context, demo):
     expect(still_open.get_by_role("table", name="Filter", exact=True)).to_contain_text(
         "Insufficient cpu"
     )
-
-
-def create(page: Page, manifest: str, saved: str) -> None:
-    page.goto("/w/demo/objects/new/")
-    page.get_by_label("manifest (YAML)").fill(manifest)
-    page.get_by_role("button", name="Create").click()
-    expect(page.locator(".flash.success")).to_have_text(saved)
 
 
 def open_pod_page(page: Page) -> None:

@@ -8,7 +8,14 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
+from tests.browser.steps import (
+    LIVE_TIMEOUT_MS,
+    create_in_editor,
+    log_in,
+    mark_page,
+    page_is_the_same,
+    pod_yaml,
+)
 from tests.browser.tables import CELLS
 
 POD = "default/replayed"
@@ -54,10 +61,7 @@ def test_a_person_steps_through_a_stored_attempt_forward_and_back(context, demo)
 
 
 def create_pod(page: Page) -> None:
-    page.goto("/w/demo/objects/new/")
-    page.get_by_label("manifest (YAML)").fill(pod_yaml("replayed", "100m"))
-    page.get_by_role("button", name="Create").click()
-    expect(page.locator(".flash.success")).to_have_text(f"Saved Pod {POD}.")
+    create_in_editor(page, pod_yaml("replayed", "100m"), f"Saved Pod {POD}.")
 
 
 def open_the_attempt(page: Page) -> None:
