@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from framework.admission.admit import admit_objects
-from framework.api.loader import load_objects
+from framework.api.loader import read_objects
 from framework.cluster.memory import InMemoryCluster
 from framework.cluster.resource_claim_controller import ResourceClaimController
 from framework.config.defaults import set_defaults
@@ -123,9 +123,10 @@ class Simulation:
         errors = startup_errors(cfg, registry, features)
         if errors:
             raise SimulationError("\n".join(str(e) for e in errors))
-        objects, refused = admit_objects(load_objects(objects_text))
-        if refused:
-            raise SimulationError("\n".join(str(e) for e in refused))
+        objects, invalid = read_objects(objects_text)
+        objects, refused = admit_objects(objects)
+        if invalid or refused:
+            raise SimulationError("\n".join(str(e) for e in [*invalid, *refused]))
         objects = _nodes_first_as_listed(objects, list(first_nodes))
         self.pending = [o for o in objects if o.kind == "Pod" and not o.spec.node_name]
         self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)

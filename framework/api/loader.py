@@ -118,12 +118,29 @@ def _class_of(data: Mapping[str, Any]) -> type[KubeObject]:
 
 def load_objects(text: str) -> list[KubeObject]:
     """Parse every object in a YAML or JSON text, in document order, each checked as
-    kube-apiserver checks a new object (:func:`parse_new_object`)."""
+    kube-apiserver checks a new object (:func:`parse_new_object`); the first refusal raised."""
+    objects, errors = read_objects(text)
+    if errors:
+        raise errors[0]
+    return objects
+
+
+def read_objects(text: str) -> tuple[list[KubeObject], list[ObjectError]]:
+    """The objects of a YAML or JSON text that kube-apiserver would take on create, and why
+    it would refuse each of the others (as ``kubectl apply -f`` goes on past a refused object
+    and reports each), both in document order. Invalid YAML refuses the whole text."""
     try:
         documents = list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as exc:
         raise ObjectError("manifest", "", f"invalid YAML: {exc}") from None
-    return [parse_new_object(item) for item in _flatten(documents)]
+    objects: list[KubeObject] = []
+    errors: list[ObjectError] = []
+    for item in _flatten(documents):
+        try:
+            objects.append(parse_new_object(item))
+        except ObjectError as err:
+            errors.append(err)
+    return objects, errors
 
 
 def dump_objects(objects: Iterable[KubeObject]) -> str:

@@ -272,6 +272,18 @@ def test_an_empty_cluster_prints_nothing():
             "spec: {priorityClassName: high, containers: [{name: c, image: nginx}]}\n",
             'simulate: Pod "team-a/web": metadata.namespace: namespaces "team-a" not found',
         ),
+        (
+            "examples/resources/config.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: a, lables: {app: a}}\n"
+            "spec: {containers: [{name: c, image: i, resources: {requets: {cpu: '1'}}}]}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {containers: []}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: c, namespace: team-a}\n"
+            "spec: {containers: [{name: c, image: i}]}\n",
+            'simulate: Pod "default/a": strict decoding error: unknown field "metadata.lables",'
+            ' unknown field "spec.containers[0].resources.requets"\n'
+            'Pod "default/b" is invalid: spec.containers: Required value\n'
+            'Pod "team-a/c": metadata.namespace: namespaces "team-a" not found',
+        ),
     ],
     ids=[
         "a missing configuration file is named",
@@ -280,6 +292,7 @@ def test_an_empty_cluster_prints_nothing():
         "an invalid configuration prints upstream's errors, one per line",
         "an unsupported kind names the object and the kinds it may be",
         "a pod in a namespace the file does not have is refused as kube-apiserver refuses it",
+        "every object's refusal is listed, as kubectl apply goes on past a refused object",
     ],
 )
 def test_it_exits_1_with_the_problem_when_a_run_cannot_start(tmp_path, config, objects, message):
