@@ -10,29 +10,27 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from framework.api.field_errors import FieldError, invalid
+from framework.api.field_errors import FieldError, forbidden, invalid
 
 Manifest = Mapping[str, Any]
 IMMUTABLE = "field is immutable"
-# Metadata the API server takes from the stored object when an update leaves it out or may
-# not change it (``rest.BeforeUpdate``): a client need not send them back.
-_KEPT_WHEN_MISSING = ("uid", "creationTimestamp", "deletionGracePeriodSeconds", "resourceVersion")
-_ALWAYS_KEPT = ("generation", "deletionTimestamp")
 
 
 def prepare_update(new: Manifest, old: Manifest) -> dict[str, Any]:
-    """The new manifest as ``rest.BeforeUpdate`` hands it to validation: generation and a
-    deletion timestamp are the stored ones; uid, creation time, grace period and (for an
-    unconditional update) the resource version are taken from the stored object when left
-    out. A namespace on a cluster-scoped object is dropped by the caller's decoding."""
+    """The new manifest as ``rest.BeforeUpdate`` hands it to validation: the stored
+    generation; the stored creation and deletion timestamps when there are any (a change to
+    them is ignored, not refused); uid, deletion grace period and, for an unconditional
+    update, the resource version taken from the stored object when left out."""
     prepared = dict(new)
     metadata = dict(new.get("metadata") or {})
-    old_metadata = old.get("metadata") or {}
-    for key in _ALWAYS_KEPT:
-        _copy(old_metadata, metadata, key)
-    for key in _KEPT_WHEN_MISSING:
-        if not metadata.get(key):
-            _copy(old_metadata, metadata, key)
+    stored = old.get("metadata") or {}
+    _copy(stored, metadata, "generation")
+    for key in ("creationTimestamp", "deletionTimestamp"):
+        if stored.get(key):
+            metadata[key] = stored[key]
+    for key in ("uid", "deletionGracePeriodSeconds", "resourceVersion"):
+        if metadata.get(key) is None or metadata.get(key) == "":
+            _copy(stored, metadata, key)
     prepared["metadata"] = metadata
     return prepared
 
@@ -79,7 +77,7 @@ def _no_new_finalizers(new: list[str], old: list[str]) -> list[FieldError]:
         "no new finalizers can be added if the object is being deleted, "
         f"found new finalizers {shown}"
     )
-    return [FieldError("Forbidden", "metadata.finalizers", detail=detail)]
+    return [forbidden("metadata.finalizers", detail)]
 
 
 def validate_immutable(new: Any, old: Any, path: str) -> list[FieldError]:

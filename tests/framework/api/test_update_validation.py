@@ -508,9 +508,9 @@ def test_uid_creation_time_and_resource_version_left_out_are_the_stored_ones():
         ("uid", "uid-2", 'metadata.uid: Invalid value: "uid-2": field is immutable'),
         ("namespace", "other", 'metadata.namespace: Invalid value: "other": field is immutable'),
         (
-            "creationTimestamp",
+            "deletionTimestamp",
             "2026-02-02T00:00:00Z",
-            'metadata.creationTimestamp: Invalid value: "2026-02-02T00:00:00Z": field is immutable',
+            'metadata.deletionTimestamp: Invalid value: "2026-02-02T00:00:00Z": field is immutable',
         ),
     ],
 )
@@ -520,6 +520,15 @@ def test_identity_may_not_change(key, value, expected):
     new = copy.deepcopy(old)
     new["metadata"][key] = value
     assert message("Pod", new, old).startswith(expected)
+
+
+def test_a_changed_creation_timestamp_is_ignored_as_the_api_server_ignores_it():
+    old = make_pod()
+    old["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z"
+    new = copy.deepcopy(old)
+    new["metadata"]["creationTimestamp"] = "2030-01-01T00:00:00Z"
+    assert prepare_update(new, old)["metadata"]["creationTimestamp"] == "2026-01-01T00:00:00Z"
+    assert message("Pod", new, old) == ""
 
 
 def test_labels_are_checked_as_on_create():
