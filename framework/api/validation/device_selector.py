@@ -4,9 +4,10 @@
 The expression is compiled with the scheduler's compiler (cel-python). That finds syntax
 errors, and this module adds what cel-go's type checker reports most often: a name that is
 not declared (only ``device`` is, plus the variables macros and ``cel.bind`` introduce).
-Each error is shown as cel-go shows it, with the line and a caret under the column.
-Other type errors (a wrong index type, a non-boolean result) and the cost limit are not
-found here; see docs/dra.md.
+Each error is shown as cel-go shows it, with the line and a caret under the column. A
+result that is plainly not a boolean (a literal, ``device.driver``) is refused as cel-go
+refuses it. Other type errors (a wrong index type, an arithmetic result) and the cost limit
+are not found here; see docs/dra.md.
 """
 
 from __future__ import annotations
@@ -57,9 +58,53 @@ def compile_error(expression: str) -> str | None:
         _issue(expression, token.line, token.column, _undeclared_message(token))
         for token in _undeclared(tree, _DECLARED)
     ]
-    if not problems:
+    if problems:
+        return "compilation failed: " + "\n".join(problems)
+    result = _result_type(tree)
+    if result is not None and result != "bool":
+        return f"must evaluate to bool or the unknown type, not {result}"
+    return None
+
+
+# The rules an expression's parse tree descends through when it is a single operand.
+_PASS_THROUGH = frozenset(
+    {
+        "expr",
+        "conditionalor",
+        "conditionaland",
+        "relation",
+        "addition",
+        "multiplication",
+        "unary",
+        "member",
+        "primary",
+    }
+)
+_LITERAL_TYPES = {
+    "STRING_LIT": "string",
+    "INT_LIT": "int",
+    "UINT_LIT": "uint",
+    "FLOAT_LIT": "double",
+    "BYTES_LIT": "bytes",
+    "NULL_LIT": "null_type",
+    "BOOL_LIT": "bool",
+}
+
+
+def _result_type(tree: Any) -> str | None:
+    """The type cel-go's checker gives an expression that is a single literal or
+    ``device.driver`` (a string); None when it takes more than that to know."""
+    while isinstance(tree, Tree) and tree.data in _PASS_THROUGH and len(tree.children) == 1:
+        tree = tree.children[0]
+    if not isinstance(tree, Tree):
         return None
-    return "compilation failed: " + "\n".join(problems)
+    if tree.data == "literal" and isinstance(tree.children[0], Token):
+        return _LITERAL_TYPES.get(tree.children[0].type)
+    if tree.data == "member_dot":
+        target, name = tree.children
+        if _identifier(target) == "device" and str(name) == "driver":
+            return "string"
+    return None
 
 
 def _undeclared_message(token: Token) -> str:

@@ -6,6 +6,7 @@ on its internal types are written as the v1 manifests that decode to them."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -388,6 +389,18 @@ def test_macro_variables_and_cel_bind_are_declared_inside_their_scope_only():
     )
     assert "ERROR: <input>:1:22: undeclared reference to 'v' (in container '')" in problem
     assert problem.endswith(" | " + outside + "\n | " + "." * 21 + "^")
+
+
+@pytest.mark.parametrize(
+    ("expression", "type_name"),
+    [("device.driver", "string"), ('"gpu"', "string"), ("1", "int"), ("null", "null_type")],
+)
+def test_a_selector_that_is_plainly_not_a_boolean_is_refused(expression, type_name):
+    manifest = {"metadata": {"name": "c"}, "spec": {"selectors": [expr(expression)]}}
+    assert errors("DeviceClass", manifest) == [
+        f"spec.selectors[0].cel.expression: Invalid value: {json.dumps(expression)}: "
+        f"must evaluate to bool or the unknown type, not {type_name}"
+    ]
 
 
 def test_a_selector_that_does_not_parse_is_refused_with_the_line_and_a_caret():
