@@ -738,3 +738,63 @@ def test_parse_updated_object_refuses_with_every_problem_and_names_the_object():
     allowed["spec"]["containers"][0]["image"] = "image:v2"
     del allowed["metadata"]["uid"]
     assert parse_updated_object(allowed, old).uid == "uid-1"
+
+
+def device_class(parameter_bytes: int | None = None) -> dict:
+    manifest = {"metadata": {"name": "foo", "resourceVersion": "1"}, "spec": {}}
+    if parameter_bytes is not None:
+        # {"str":"..."} is 10 bytes of JSON around the text (compact, as kubectl sends it).
+        parameters = {"str": "x" * (parameter_bytes - 10)}
+        manifest["spec"]["config"] = [{"opaque": {"driver": "foo", "parameters": parameters}}]
+    return manifest
+
+
+TOO_LARGE = "spec.config[0].opaque.parameters: Too long: may not be more than 10240 bytes"
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        pytest.param(device_class(), device_class(), "", id="valid-no-op-update"),
+        pytest.param(device_class(10240), device_class(), "", id="valid-config-large"),
+        pytest.param(device_class(10241), device_class(), TOO_LARGE, id="invalid-config-too-large"),
+        pytest.param(
+            device_class(10241), device_class(10241), "", id="too-large-config-valid-if-stored"
+        ),
+    ],
+)
+def test_validate_class_update(new, old, expected):
+    assert message("DeviceClass", new, old) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        pytest.param(lambda s: None, "", id="valid-no-op-update"),
+        pytest.param(
+            lambda s: s["metadata"].update(name="s-update"),
+            'metadata.name: Invalid value: "s-update": field is immutable',
+            id="invalid-name-update",
+        ),
+        pytest.param(
+            lambda s: s["spec"].update(nodeName="worker-updated"),
+            'spec.nodeName: Invalid value: "worker-updated": field is immutable',
+            id="invalid-update-nodename",
+        ),
+        pytest.param(
+            lambda s: s["spec"].update(driver="dra.example.com-updated"),
+            'spec.driver: Invalid value: "dra.example.com-updated": field is immutable',
+            id="invalid-update-drivername",
+        ),
+        pytest.param(
+            lambda s: s["spec"]["pool"].update(name="worker-updated"),
+            'spec.pool.name: Invalid value: "worker-updated": field is immutable',
+            id="invalid-update-pool",
+        ),
+    ],
+)
+def test_validate_resource_slice_update(change, expected):
+    old = resource_slice()
+    new = copy.deepcopy(old)
+    change(new)
+    assert message("ResourceSlice", new, old) == expected
