@@ -120,7 +120,9 @@ def _slice_spec(spec: Manifest, old_spec: Manifest | None, path: str) -> list[Fi
     return errors
 
 
-def _immutable(spec: Manifest, old_spec: Manifest, keys: tuple[str, ...], path: str) -> list:
+def _immutable(
+    spec: Manifest, old_spec: Manifest, keys: tuple[str, ...], path: str
+) -> list[FieldError]:
     new_value, old_value = _dig(spec, keys), _dig(old_spec, keys)
     if new_value != old_value:
         return [invalid(path, new_value, "field is immutable")]
