@@ -6,7 +6,7 @@ Accepts multi-document YAML, a JSON or YAML list, or a ``kind: List`` with ``ite
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -21,7 +21,7 @@ from framework.api.core import (
 )
 from framework.api.device_class import DeviceClass
 from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
-from framework.api.field_errors import go_quote
+from framework.api.field_errors import FieldError, go_quote
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
@@ -34,6 +34,8 @@ from framework.api.storage import CSINode, StorageClass
 from framework.api.validation.objects import validate_manifest
 from framework.api.validation.resources import QuantityDecodeError
 from framework.api.validation.strict import decode_strictly
+from framework.api.validation.update_common import prepare_update
+from framework.api.validation.updates import validate_manifest_update
 
 # The C implementations are several times faster on large clusters; fall back if absent.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -76,6 +78,25 @@ def parse_new_object(data: Mapping[str, Any]) -> KubeObject:
     serve the kind refused, unknown fields refused (strict field validation, what ``kubectl
     apply`` asks for), then every problem its validation finds listed at once
     (:class:`InvalidObjectError`)."""
+    obj, manifest = _decoded(data)
+    _refuse(obj, lambda: validate_manifest(obj.kind, obj.NAMESPACED, manifest))
+    return obj
+
+
+def parse_updated_object(data: Mapping[str, Any], old: Mapping[str, Any]) -> KubeObject:
+    """Parse a manifest that replaces the stored manifest ``old``, as kube-apiserver takes
+    in an update: decoded as on create, the metadata a client may leave out taken from the
+    stored object, then checked with the kind's update rules (a pod's spec, for instance,
+    may barely change). Both are of one kind: the caller found ``old`` by ``data``'s."""
+    prepared = prepare_update(data, old) if isinstance(data, Mapping) else data
+    obj, manifest = _decoded(prepared)
+    _refuse(obj, lambda: validate_manifest_update(obj.kind, obj.NAMESPACED, manifest, old))
+    return obj
+
+
+def _decoded(data: Mapping[str, Any]) -> tuple[KubeObject, Any]:
+    """The object, and its manifest as strict decoding leaves it; a version that does not
+    serve the kind, a value of the wrong type or an unknown field is an ObjectError."""
     obj = parse_object(data)
     api_version = data.get("apiVersion")
     if api_version is not None and api_version != obj.API_VERSION:
@@ -89,13 +110,18 @@ def parse_new_object(data: Mapping[str, Any]) -> KubeObject:
         raise ObjectError(obj.describe(), *decoding.wrong_type)
     if decoding.unknown:
         raise StrictDecodingError(obj.describe(), decoding.unknown)
+    return obj, decoding.manifest
+
+
+def _refuse(obj: KubeObject, validate: Callable[[], list[FieldError]]) -> None:
+    """InvalidObjectError with every problem ``validate`` finds; a quantity that does not
+    parse is the decoding error it would have been."""
     try:
-        problems = validate_manifest(obj.kind, obj.NAMESPACED, decoding.manifest)
+        problems = validate()
     except QuantityDecodeError as err:
         raise ObjectError(obj.describe(), err.path, err.problem) from None
     if problems:
         raise InvalidObjectError(obj.describe(), problems)
-    return obj
 
 
 def _class_of(data: Mapping[str, Any]) -> type[KubeObject]:

@@ -45,6 +45,11 @@ urlpatterns = [
     path("w/<slug:slug>/objects/new/", objects.new_object, name="object-new"),
     path("w/<slug:slug>/objects/<int:pk>/", objects.edit_object, name="object"),
     path("w/<slug:slug>/objects/<int:pk>/delete/", objects.delete_object, name="object-delete"),
+    path(
+        "w/<slug:slug>/objects/<int:pk>/recreate/",
+        objects.recreate_object,
+        name="object-recreate",
+    ),
     path("w/<slug:slug>/profile/", profile.editor, name="profile"),
     path("w/<slug:slug>/profile/validate/", profile.validate, name="profile-validate"),
     path("w/<slug:slug>/profile/edit/", profile.edit, name="profile-edit"),

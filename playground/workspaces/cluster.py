@@ -32,7 +32,7 @@ from framework.admission.namespace_lifecycle import (
 )
 from framework.api.errors import ObjectError
 from framework.api.fields import format_time
-from framework.api.loader import KINDS, parse_new_object, parse_object
+from framework.api.loader import KINDS, parse_new_object, parse_object, parse_updated_object
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
@@ -301,19 +301,24 @@ class DatabaseCluster:
 
     def update(self, obj: ObjectOrManifest) -> KubeObject:
         """Replaces an existing object; NotFoundError if there is none, ConflictError if the
-        object carries a resourceVersion other than the stored one (an outdated copy)."""
-        parsed = _parsed(obj)
+        object carries a resourceVersion other than the stored one (an outdated copy). A
+        manifest is checked as kube-apiserver checks an update against the stored object
+        (ObjectError): a pod's spec, for one, may not change but for a few fields."""
+        given = obj if isinstance(obj, KubeObject) else parse_object(obj)
         with self._write_lock():
-            row = self._row(parsed.kind, parsed.namespace, parsed.name)
+            row = self._row(given.kind, given.namespace, given.name)
             if row is None:
-                raise NotFoundError(f'{resource_name(parsed.kind)} "{parsed.name}" not found')
-            version = parsed.metadata.resource_version
+                raise NotFoundError(f'{resource_name(given.kind)} "{given.name}" not found')
+            version = given.metadata.resource_version
             if version and version != str(row.resource_version):
                 raise ConflictError(
-                    f'Operation cannot be fulfilled on {resource_name(parsed.kind)} "'
-                    f'{parsed.name}": the object has been modified; please apply your changes '
+                    f'Operation cannot be fulfilled on {resource_name(given.kind)} "'
+                    f'{given.name}": the object has been modified; please apply your changes '
                     "to the latest version and try again"
                 )
+            parsed = (
+                given if isinstance(obj, KubeObject) else parse_updated_object(obj, row.manifest)
+            )
             stored = self._replace(row, parsed)
         self._after_write()
         return stored

@@ -13,10 +13,16 @@ from framework.api.validation.content import (
     is_dns1123_subdomain,
     is_path_segment_name,
 )
+from framework.api.validation.device_claim import (
+    validate_device_class,
+    validate_resource_claim,
+    validate_resource_claim_template,
+)
 from framework.api.validation.meta import validate_object_meta
 from framework.api.validation.node import validate_node
 from framework.api.validation.pod import validate_pod
 from framework.api.validation.policy import validate_pod_disruption_budget
+from framework.api.validation.resource_slice import validate_resource_slice
 from framework.api.validation.scheduling import validate_priority_class
 from framework.api.validation.storage import validate_csi_node, validate_storage_class
 from framework.api.validation.volumes import (
@@ -35,6 +41,10 @@ VALIDATORS: dict[str, Callable[[Manifest], list[FieldError]]] = {
     "PersistentVolumeClaim": validate_persistent_volume_claim,
     "StorageClass": validate_storage_class,
     "CSINode": validate_csi_node,
+    "DeviceClass": validate_device_class,
+    "ResourceClaim": validate_resource_claim,
+    "ResourceClaimTemplate": validate_resource_claim_template,
+    "ResourceSlice": validate_resource_slice,
 }
 """Kinds whose own validation is ported (for the fields the scheduler reads)."""
 

@@ -45,6 +45,11 @@ from framework.api.validation.meta import (
     validate_labels,
     validate_object_meta,
 )
+from framework.api.validation.pod_claims import (
+    pod_claim_names,
+    validate_container_claims,
+    validate_pod_resource_claims,
+)
 from framework.api.validation.resources import validate_resource_requirements
 from framework.api.validation.taints import validate_tolerations
 from framework.api.validation.volumes import validate_claim_spec
@@ -65,7 +70,7 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
     spec = manifest.get("spec") or {}
     errors = validate_object_meta(metadata, True, is_dns1123_subdomain)
     labels = metadata.get("labels") or {}
-    errors += validate_pod_spec(spec, labels, "spec", metadata.get("name") or "")
+    errors += validate_pod_spec(spec, labels, "spec", metadata.get("name") or "", metadata)
     for key in ("containers", "initContainers"):
         for index, container in enumerate(spec.get(key) or []):
             image = container.get("image") or ""
@@ -76,13 +81,21 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
 
 
 def validate_pod_spec(
-    spec: Manifest, labels: Mapping[str, str], path: str, pod_name: str = ""
+    spec: Manifest,
+    labels: Mapping[str, str],
+    path: str,
+    pod_name: str = "",
+    metadata: Manifest | None = None,
 ) -> list[FieldError]:
-    """``ValidatePodSpec``, for the fields the scheduler reads."""
+    """``ValidatePodSpec``, for the fields the scheduler reads. ``metadata`` is the pod's
+    own (none for a template)."""
     spec = _with_host_network_ports(spec)
     errors = _volumes(spec.get("volumes") or [], pod_name, f"{path}.volumes")
-    errors += _containers(spec.get("containers") or [], f"{path}.containers")
-    errors += _init_containers(spec, f"{path}.initContainers")
+    claims = spec.get("resourceClaims") or []
+    errors += validate_pod_resource_claims(claims, metadata or {}, f"{path}.resourceClaims")
+    claim_names = pod_claim_names(spec)
+    errors += _containers(spec.get("containers") or [], claim_names, f"{path}.containers")
+    errors += _init_containers(spec, claim_names, f"{path}.initContainers")
     errors += _pod_resources(spec, path)
     errors += _host_network_ports(spec, f"{path}.containers")
     errors += _one_of(spec.get("restartPolicy"), _RESTART_POLICIES, f"{path}.restartPolicy")
@@ -126,14 +139,14 @@ def _with_host_network_ports(spec: Manifest) -> Manifest:
 # -- containers ----------------------------------------------------------------------------------
 
 
-def _containers(containers: list[Manifest], path: str) -> list[FieldError]:
+def _containers(containers: list[Manifest], claims: set[str], path: str) -> list[FieldError]:
     if not containers:
         return [required(path)]
     errors: list[FieldError] = []
     names: set[str] = set()
     for index, container in enumerate(containers):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where)
+        errors += _container_common(container, claims, where)
         name = container.get("name") or ""
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
@@ -143,13 +156,13 @@ def _containers(containers: list[Manifest], path: str) -> list[FieldError]:
     return errors
 
 
-def _init_containers(spec: Manifest, path: str) -> list[FieldError]:
+def _init_containers(spec: Manifest, claims: set[str], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     names = {c.get("name") or "" for c in spec.get("containers") or []}
     host_ports: set[str] = set()
     for index, container in enumerate(spec.get("initContainers") or []):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where)
+        errors += _container_common(container, claims, where)
         errors += _init_container_restart_policy(container, where)
         name = container.get("name") or ""
         if name in names:
@@ -214,12 +227,15 @@ def _host_network_ports(spec: Manifest, path: str) -> list[FieldError]:
     return errors
 
 
-def _container_common(container: Manifest, path: str) -> list[FieldError]:
+def _container_common(container: Manifest, claims: set[str], path: str) -> list[FieldError]:
     errors = _required_dns_label(container.get("name") or "", f"{path}.name")
     if not container.get("image"):
         errors.append(required(f"{path}.image"))
     errors += _container_ports(container.get("ports") or [], f"{path}.ports")
-    errors += validate_resource_requirements(container.get("resources") or {}, f"{path}.resources")
+    resources = container.get("resources") or {}
+    errors += validate_resource_requirements(resources, f"{path}.resources")
+    where = f"{path}.resources.claims"
+    errors += validate_container_claims(resources.get("claims") or [], claims, where)
     return errors
 
 

@@ -1,7 +1,10 @@
 """Create, edit and delete any cluster object through a YAML editor, validated on submit.
 
 Writes go through DatabaseCluster, which parses the manifest with the engine: a bad manifest
-raises the engine's ObjectError naming the field, which the editor shows on its line.
+raises the engine's ObjectError naming the field, which the editor shows on its line. An edit
+is checked as kube-apiserver checks an update; when a pod's spec change is refused, the
+editor offers what kubectl offers (``kubectl replace --force``): delete the pod and create it
+again from the edited text.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from framework.api.errors import ObjectError
+from framework.api.errors import InvalidObjectError, ObjectError
+from framework.api.field_errors import FORBIDDEN
 from framework.cluster.interface import NotFoundError
 from playground.front.access import object_edit_view
 from playground.front.commands import wake_scheduler
@@ -32,6 +36,8 @@ from playground.workspaces.cluster import AlreadyExistsError, ConflictError, Dat
 from playground.workspaces.models import ClusterObject, Workspace
 
 WRITE_ERRORS = (ObjectError, AlreadyExistsError, ConflictError, NotFoundError)
+# What a new object may not carry over from the one it replaces (kubectl replace --force).
+_STORED_IDENTITY = ("uid", "resourceVersion", "creationTimestamp", "generation")
 
 
 @object_edit_view
@@ -65,6 +71,44 @@ def delete_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpRe
     return redirect_page(request, _list_url(workspace, row.kind))
 
 
+@require_POST
+@object_edit_view
+def recreate_object(request: HttpRequest, workspace: Workspace, pk: int) -> HttpResponse:
+    """``kubectl replace --force``: delete the object, then create it from the text. The
+    text is checked as a new object first, so a refused one leaves the old in place."""
+    row = get_object_or_404(ClusterObject, workspace=workspace, pk=pk)
+    text = request.POST.get("text", "")
+    cluster = DatabaseCluster(workspace)
+    try:
+        manifest = read_manifest(text)
+        _check_identity(row, manifest)
+        fresh = _as_new(manifest)
+        refused = cluster.admission_errors([fresh], replace=True)
+        if refused:
+            raise refused[0]
+        stored = cluster.get(row.kind, row.name, row.namespace)
+        if stored is not None:
+            cluster.delete(stored)
+        created = cluster.create(fresh)
+    except ManifestTextError as err:
+        return _editor(request, workspace, row, text, [err.problem], status=422)
+    except WRITE_ERRORS as err:
+        return _editor(request, workspace, row, text, _problems(err, text), status=422)
+    wake_scheduler(workspace)
+    messages.success(request, f"Deleted and recreated {created.kind} {created.key}.")
+    return redirect_page(request, _list_url(workspace, created.kind))
+
+
+def _as_new(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest as a new object: no identity of the stored one, no status."""
+    metadata = {
+        k: v for k, v in (manifest.get("metadata") or {}).items() if k not in _STORED_IDENTITY
+    }
+    fresh = {k: v for k, v in manifest.items() if k != "status"}
+    fresh["metadata"] = metadata
+    return fresh
+
+
 def _save(
     request: HttpRequest, workspace: Workspace, row: ClusterObject | None, text: str, write: Any
 ) -> HttpResponse:
@@ -76,10 +120,23 @@ def _save(
     except ManifestTextError as err:
         return _editor(request, workspace, row, text, [err.problem], status=422)
     except WRITE_ERRORS as err:
-        return _editor(request, workspace, row, text, _problems(err, text), status=422)
+        problems = _problems(err, text)
+        offer = row is not None and _spec_change_refused(row, err)
+        return _editor(request, workspace, row, text, problems, status=422, recreate=offer)
     wake_scheduler(workspace)
     messages.success(request, f"Saved {stored.kind} {stored.key}.")
     return redirect_page(request, _list_url(workspace, stored.kind))
+
+
+def _spec_change_refused(row: ClusterObject, err: Exception) -> bool:
+    """A pod update refused because its spec may not change that way (only recreating the
+    pod can apply it)."""
+    if row.kind != "Pod" or not isinstance(err, InvalidObjectError):
+        return False
+    return any(
+        e.type == FORBIDDEN and (e.field == "spec" or e.field.startswith("spec."))
+        for e in err.errors
+    )
 
 
 def _check_identity(row: ClusterObject, manifest: dict[str, Any]) -> None:
@@ -114,6 +171,7 @@ def _editor(
     text: str,
     problems: list[FieldProblem] = (),
     status: int = 200,
+    recreate: bool = False,
 ) -> HttpResponse:
     context = {
         "workspace": workspace,
@@ -122,6 +180,7 @@ def _editor(
         "text": text,
         "problems": list(problems),
         "kinds": TEMPLATE_KINDS,
+        "recreate": recreate,
     }
     return render_page(
         request, "front/object.html", "front/object_editor.html", context, status=status

@@ -30,14 +30,22 @@ spec:
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
+metadata: {name: node-1-counters}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 2, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0
+    counters: {memory: {value: 40Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
 metadata: {name: node-1-gpus}
 spec:
   driver: gpu.example.com
   nodeName: node-1
-  pool: {name: node-1, generation: 2, resourceSliceCount: 1}
-  sharedCounters:
-  - name: gpu-0
-    counters: {memory: {value: 40Gi}}
+  pool: {name: node-1, generation: 2, resourceSliceCount: 2}
   devices:
   - name: gpu-0
     attributes:
@@ -90,7 +98,9 @@ status:
 
 
 def load_pool() -> tuple[DeviceClass, ResourceSlice, ResourceClaimTemplate, Pod]:
-    device_class, resource_slice, template, pod = load_objects(GPU_POOL)
+    """The class, the slice with the devices, the template and the pod (a pool's counters
+    and its devices are in different slices since v1.35)."""
+    device_class, _, resource_slice, template, pod = load_objects(GPU_POOL)
     assert isinstance(device_class, DeviceClass)
     assert isinstance(resource_slice, ResourceSlice)
     assert isinstance(template, ResourceClaimTemplate)
@@ -115,9 +125,11 @@ def test_a_resource_slice_types_its_devices_attributes_capacity_and_counters():
     assert (spec.pool.name, spec.pool.generation, spec.pool.resource_slice_count) == (
         "node-1",
         2,
-        1,
+        2,
     )
-    assert spec.shared_counters[0].counters == {"memory": Quantity.parse("40Gi")}
+    counters = load_objects(GPU_POOL)[1]
+    assert isinstance(counters, ResourceSlice)
+    assert counters.spec.shared_counters[0].counters == {"memory": Quantity.parse("40Gi")}
     device = spec.devices[0]
     assert device.attributes == {
         "model": DeviceAttribute(string_value="a100"),

@@ -199,3 +199,78 @@ def test_objects_of_another_workspace_cannot_be_opened_or_deleted(client, strang
     assert client.get(f"/w/lab/objects/{row.pk}/").status_code == 404
     assert client.post(f"/w/lab/objects/{row.pk}/delete/").status_code == 404
     assert ClusterObject.objects.exists()
+
+
+# -- edits are updates -------------------------------------------------------------------
+
+
+def test_an_edit_is_checked_as_an_update_and_a_pods_spec_change_is_refused(logged_in, cluster):
+    cluster.add(pod("web", cpu="100m"))
+    row = ClusterObject.objects.get(name="web")
+    text = to_text(row.manifest).replace("cpu: 100m", "cpu: 200m")
+    response = logged_in.post(f"/w/lab/objects/{row.pk}/", {"text": text})
+    assert response.status_code == 422
+    content = response.content.decode()
+    assert (
+        "<code>spec</code>: Pod &quot;default/web&quot;: Forbidden: pod updates may not change "
+        "fields other than `spec.containers[*].image`,"
+    ) in content
+    # The two specs' difference, as JSON lines the way upstream prints it.
+    diff = "-     &quot;cpu&quot;: &quot;100m&quot;,\n+     &quot;cpu&quot;: &quot;200m&quot;"
+    assert diff in content
+    assert "cpu: 200m" in content  # the edited text comes back
+    assert "Delete and recreate" in content
+    assert f'formaction="/w/lab/objects/{row.pk}/recreate/"' in content
+    assert ClusterObject.objects.get().manifest == row.manifest
+
+
+def test_an_allowed_pod_edit_saves_without_offering_to_recreate(logged_in, cluster):
+    cluster.add(pod("web"))
+    row = ClusterObject.objects.get(name="web")
+    text = to_text(row.manifest).replace("image: app", "image: app:v2")
+    response = logged_in.post(f"/w/lab/objects/{row.pk}/", {"text": text})
+    assert response.status_code == 302
+    assert cluster.get("Pod", "web", "default").spec.containers[0].image == "app:v2"
+
+
+def test_other_refused_edits_do_not_offer_to_recreate(logged_in, cluster):
+    cluster.add(pod("web"))
+    row = ClusterObject.objects.get(name="web")
+    text = to_text(row.manifest).replace("cpu: 100m", "cpu: lots")
+    content = logged_in.post(f"/w/lab/objects/{row.pk}/", {"text": text}).content.decode()
+    assert "<code>spec.containers[0].resources.requests.cpu</code>" in content
+    assert "Delete and recreate" not in content
+
+
+def test_delete_and_recreate_replaces_the_pod_with_a_new_one_from_the_text(
+    logged_in, cluster, woken
+):
+    old = cluster.add(pod("web", cpu="100m"))
+    row = ClusterObject.objects.get(name="web")
+    text = to_text(row.manifest).replace("cpu: 100m", "cpu: 200m")
+    response = logged_in.post(f"/w/lab/objects/{row.pk}/recreate/", {"text": text})
+    assert response.status_code == 302
+    assert response["Location"] == "/w/lab/pods/"
+    recreated = cluster.get("Pod", "web", "default")
+    assert recreated.spec.containers[0].resources.requests["cpu"].milli_value() == 200
+    assert recreated.uid != old.uid
+    events = list(ObjectChange.objects.values_list("event_type", flat=True))
+    assert events == ["ADDED", "DELETED", "ADDED"]
+    assert woken == [row.workspace]
+
+
+def test_delete_and_recreate_keeps_the_pod_when_the_text_is_refused(logged_in, cluster):
+    cluster.add(pod("web"))
+    row = ClusterObject.objects.get(name="web")
+    text = to_text(row.manifest).replace("cpu: 100m", "cpu: lots")
+    response = logged_in.post(f"/w/lab/objects/{row.pk}/recreate/", {"text": text})
+    assert response.status_code == 422
+    assert "<code>spec.containers[0].resources.requests.cpu</code>" in response.content.decode()
+    assert ClusterObject.objects.get().uid == row.uid
+    assert list(ObjectChange.objects.values_list("event_type", flat=True)) == ["ADDED"]
+
+
+def test_delete_and_recreate_needs_a_post(logged_in, cluster):
+    cluster.add(pod("web"))
+    row = ClusterObject.objects.get(name="web")
+    assert logged_in.get(f"/w/lab/objects/{row.pk}/recreate/").status_code == 405

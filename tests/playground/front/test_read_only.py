@@ -34,11 +34,12 @@ def objects_now(workspace) -> list[tuple[str, str]]:
         ("objects/new/", {"text": POD_YAML}),
         ("objects/{node}/", {"text": "kind: Node\nmetadata:\n  name: n1\n"}),
         ("objects/{node}/delete/", {}),
+        ("objects/{node}/recreate/", {"text": "kind: Node\nmetadata:\n  name: n1\n"}),
         ("delete-pods/", {"uids": "{pod_uid}"}),
         ("import/", {"text": POD_YAML}),
         ("bulk/", {"kind": "Pod", "count": "5", "prefix": "many"}),
     ],
-    ids=["new", "edit", "delete", "delete-pods", "import", "bulk"],
+    ids=["new", "edit", "delete", "recreate", "delete-pods", "import", "bulk"],
 )
 def test_object_changes_are_refused_with_the_reason(logged_in, workspace, mirrored, path, data):
     node = ClusterObject.objects.get(workspace=workspace, kind="Node")

@@ -331,3 +331,18 @@ def test_reads_return_the_same_parsed_object_until_it_changes(cluster):
     assert cluster.list("Node")[0] is first
     cluster.add(make_node("n1", cpu="8"))
     assert cluster.get("Node", "n1") is not first
+
+
+def test_a_manifest_update_is_checked_against_the_stored_object(cluster):
+    cluster.add(make_pod("web", cpu="1"))
+    stored = ClusterObject.objects.get(name="web")
+    edited = {**stored.manifest, "spec": {**stored.manifest["spec"], "nodeName": "n9"}}
+    with pytest.raises(ObjectError) as refused:
+        cluster.update(edited)
+    assert "spec: Forbidden: pod updates may not change fields other than" in str(refused.value)
+    assert ClusterObject.objects.get(name="web").manifest == stored.manifest
+    labelled = {
+        **stored.manifest,
+        "metadata": {**stored.manifest["metadata"], "labels": {"a": "b"}},
+    }
+    assert cluster.update(labelled).metadata.labels == {"a": "b"}
