@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from framework.admission.admit import admit_objects
-from framework.api.loader import read_objects
+from framework.admission.admit import create_objects
+from framework.api.loader import decode_objects
 from framework.cluster.memory import InMemoryCluster
 from framework.cluster.resource_claim_controller import ResourceClaimController
 from framework.config.defaults import set_defaults
@@ -123,8 +123,8 @@ class Simulation:
         errors = startup_errors(cfg, registry, features)
         if errors:
             raise SimulationError("\n".join(str(e) for e in errors))
-        objects, invalid = read_objects(objects_text)
-        objects, refused = admit_objects(objects)
+        decoded, invalid = decode_objects(objects_text)
+        objects, refused = create_objects(decoded)
         if invalid or refused:
             raise SimulationError("\n".join(str(e) for e in [*invalid, *refused]))
         objects = _nodes_first_as_listed(objects, list(first_nodes))

@@ -3,42 +3,75 @@
 ``simulate`` reads its objects from one file; each is created as if by ``kubectl apply``,
 with the file's Namespaces and PriorityClasses taken to exist already (the file is a
 cluster's state, in whatever order it lists things); only a second global default
-PriorityClass is refused in file order, as creating them one by one would.
+PriorityClass is refused in file order, as creating them one by one would. Admission and
+validation come in kube-apiserver's order, so an object is refused for what upstream would
+name first.
 """
 
 from __future__ import annotations
 
-from framework.admission.namespace_lifecycle import namespace_error, phases_of
+from framework.admission.namespace_lifecycle import NamespacePhase, namespace_error, phases_of
 from framework.admission.priority import ListedPriorityClasses, admit_pod, priority_class_error
 from framework.api.errors import ObjectError
+from framework.api.loader import NewObject
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod
 from framework.api.scheduling import PriorityClass
 
 
-def admit_objects(objects: list[KubeObject]) -> tuple[list[KubeObject], list[ObjectError]]:
-    """The objects as admitted (pods with their priority resolved), and every refusal, in the
-    objects' order."""
-    phase_of = phases_of([o for o in objects if o.kind == "Namespace"])
+def create_objects(new: list[NewObject]) -> tuple[list[KubeObject], list[ObjectError]]:
+    """The objects as kube-apiserver creates them (pods with their priority resolved), and
+    every refusal, in the objects' order.
+
+    Each object goes through upstream's steps in their order, its first refusal reported:
+    mutating admission (NamespaceLifecycle, then Priority resolving a pod's priority),
+    validation, validating admission (Priority's one default PriorityClass). The file's
+    Namespaces and PriorityClasses are created first, so its other objects find them.
+    """
     refusals: dict[int, ObjectError] = {}
+    created: dict[int, KubeObject] = {}
     classes = ListedPriorityClasses([])
-    for index, obj in enumerate(objects):
-        refusal = namespace_error(obj, phase_of)
+    first = [i for i, n in enumerate(new) if n.obj.kind in ("Namespace", "PriorityClass")]
+    for index in first:
+        refusal = new[index].validation_error()
+        obj = new[index].obj
         if refusal is None and isinstance(obj, PriorityClass):
             refusal = priority_class_error(obj, classes.listed())
             if refusal is None:
                 classes.add(obj)
-        if refusal is not None:
-            refusals[index] = refusal
-    admitted: list[KubeObject] = []
-    for index, obj in enumerate(objects):
-        if index in refusals:
-            continue
-        try:
-            admitted.append(_admitted_pod(obj, classes) if isinstance(obj, Pod) else obj)
-        except ObjectError as err:
-            refusals[index] = err
-    return admitted, [refusals[index] for index in sorted(refusals)]
+        _record(index, obj, refusal, created, refusals)
+    phase_of = phases_of([o for o in created.values() if o.kind == "Namespace"])
+    for index, item in enumerate(new):
+        if index not in created and index not in refusals:
+            obj, refusal = _admitted(item, phase_of, classes)
+            _record(index, obj, refusal or item.validation_error(), created, refusals)
+    return [created[i] for i in sorted(created)], [refusals[i] for i in sorted(refusals)]
+
+
+def _admitted(
+    item: NewObject, phase_of: NamespacePhase, classes: ListedPriorityClasses
+) -> tuple[KubeObject, ObjectError | None]:
+    """The object after mutating admission, or why admission refuses it."""
+    refusal = namespace_error(item.obj, phase_of)
+    if refusal is not None or not isinstance(item.obj, Pod):
+        return item.obj, refusal
+    try:
+        return _admitted_pod(item.obj, classes), None
+    except ObjectError as err:
+        return item.obj, err
+
+
+def _record(
+    index: int,
+    obj: KubeObject,
+    refusal: ObjectError | None,
+    created: dict[int, KubeObject],
+    refusals: dict[int, ObjectError],
+) -> None:
+    if refusal is None:
+        created[index] = obj
+    else:
+        refusals[index] = refusal
 
 
 def _admitted_pod(pod: Pod, classes: ListedPriorityClasses) -> Pod:

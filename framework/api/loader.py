@@ -7,6 +7,7 @@ Accepts multi-document YAML, a JSON or YAML list, or a ``kind: List`` with ``ite
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -78,9 +79,38 @@ def parse_new_object(data: Mapping[str, Any]) -> KubeObject:
     serve the kind refused, unknown fields refused (strict field validation, what ``kubectl
     apply`` asks for), then every problem its validation finds listed at once
     (:class:`InvalidObjectError`)."""
-    obj, manifest = _decoded(data)
-    _refuse(obj, lambda: validate_manifest(obj.kind, obj.NAMESPACED, manifest))
-    return obj
+    return decode_new_object(data).validated()
+
+
+@dataclass(frozen=True, slots=True)
+class NewObject:
+    """A manifest decoded as kube-apiserver decodes a create, not validated yet: upstream's
+    mutating admission (NamespaceLifecycle, Priority) comes between the two, so a caller
+    that admits objects refuses them in that order."""
+
+    obj: KubeObject
+    manifest: Any
+    """As strict decoding leaves it: what validation reads."""
+
+    def validated(self) -> KubeObject:
+        """The object, or InvalidObjectError with every problem validation finds."""
+        _refuse(
+            self.obj, lambda: validate_manifest(self.obj.kind, self.obj.NAMESPACED, self.manifest)
+        )
+        return self.obj
+
+    def validation_error(self) -> ObjectError | None:
+        try:
+            self.validated()
+        except ObjectError as err:
+            return err
+        return None
+
+
+def decode_new_object(data: Mapping[str, Any]) -> NewObject:
+    """The first step of a create: ObjectError for a version that does not serve the kind, a
+    value of the wrong type or an unknown field."""
+    return NewObject(*_decoded(data))
 
 
 def parse_updated_object(data: Mapping[str, Any], old: Mapping[str, Any]) -> KubeObject:
@@ -145,28 +175,28 @@ def _class_of(data: Mapping[str, Any]) -> type[KubeObject]:
 def load_objects(text: str) -> list[KubeObject]:
     """Parse every object in a YAML or JSON text, in document order, each checked as
     kube-apiserver checks a new object (:func:`parse_new_object`); the first refusal raised."""
-    objects, errors = read_objects(text)
+    decoded, errors = decode_objects(text)
     if errors:
         raise errors[0]
-    return objects
+    return [new.validated() for new in decoded]
 
 
-def read_objects(text: str) -> tuple[list[KubeObject], list[ObjectError]]:
-    """The objects of a YAML or JSON text that kube-apiserver would take on create, and why
-    it would refuse each of the others (as ``kubectl apply -f`` goes on past a refused object
-    and reports each), both in document order. Invalid YAML refuses the whole text."""
+def decode_objects(text: str) -> tuple[list[NewObject], list[ObjectError]]:
+    """The objects of a YAML or JSON text decoded for creation (:func:`decode_new_object`),
+    and why decoding refuses each of the others, both in document order (``kubectl apply -f``
+    goes on past a refused object and reports each). Invalid YAML refuses the whole text."""
     try:
         documents = list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as exc:
         raise ObjectError("manifest", "", f"invalid YAML: {exc}") from None
-    objects: list[KubeObject] = []
+    decoded: list[NewObject] = []
     errors: list[ObjectError] = []
     for item in _flatten(documents):
         try:
-            objects.append(parse_new_object(item))
+            decoded.append(decode_new_object(item))
         except ObjectError as err:
             errors.append(err)
-    return objects, errors
+    return decoded, errors
 
 
 def dump_objects(objects: Iterable[KubeObject]) -> str:

@@ -284,6 +284,14 @@ def test_an_empty_cluster_prints_nothing():
             'Pod "default/b" is invalid: spec.containers: Required value\n'
             'Pod "team-a/c": metadata.namespace: namespaces "team-a" not found',
         ),
+        (
+            "examples/resources/config.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: team-a}\nspec: {}\n"
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+            "spec: {priorityClassName: high, containers: []}\n",
+            'simulate: Pod "team-a/a": metadata.namespace: namespaces "team-a" not found\n'
+            'Pod "default/b": spec.priorityClassName: no PriorityClass with name high was found',
+        ),
     ],
     ids=[
         "a missing configuration file is named",
@@ -293,6 +301,7 @@ def test_an_empty_cluster_prints_nothing():
         "an unsupported kind names the object and the kinds it may be",
         "a pod in a namespace the file does not have is refused as kube-apiserver refuses it",
         "every object's refusal is listed, as kubectl apply goes on past a refused object",
+        "admission refuses before validation, as kube-apiserver's mutating admission comes first",
     ],
 )
 def test_it_exits_1_with_the_problem_when_a_run_cannot_start(tmp_path, config, objects, message):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from framework.admission.admit import admit_objects
+from framework.admission.admit import create_objects
 from framework.admission.namespace_lifecycle import namespace_error, phases_of
-from framework.api.loader import parse_object
+from framework.api.loader import decode_new_object, parse_object
 from tests.framework.builders import priority_class_manifest as priority_class
 
 
@@ -32,7 +32,7 @@ def node(name: str = "n1") -> dict:
 
 
 def admitted(*manifests: dict) -> tuple[list, list[str]]:
-    objects, errors = admit_objects([parse_object(m) for m in manifests])
+    objects, errors = create_objects([decode_new_object(m) for m in manifests])
     return objects, [str(e) for e in errors]
 
 
