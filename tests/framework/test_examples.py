@@ -26,9 +26,8 @@ DEFAULT_CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedule
 
 # NodeName only rejects pods that already name a node, which the scheduler never sees.
 NEVER_REJECT = {"NodeName"}
-# DynamicResources only scores prioritized lists; VolumeBinding only scores with
-# StorageCapacityScoring (alpha, off in v1.36).
-NEVER_RANK = {"DynamicResources", "VolumeBinding"}
+# VolumeBinding only scores with StorageCapacityScoring (alpha, off in v1.36).
+NEVER_RANK = {"VolumeBinding"}
 
 
 def run(scenario: str) -> tuple[dict, Simulation]:
