@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from framework.plugins.dynamicresources.pod_claims import RESOURCE_CLAIM_KIND, claim_name
 from framework.simulator import Simulation
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -25,9 +26,8 @@ DEFAULT_CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedule
 
 # NodeName only rejects pods that already name a node, which the scheduler never sees.
 NEVER_REJECT = {"NodeName"}
-# DynamicResources only scores prioritized lists; VolumeBinding only scores with
-# StorageCapacityScoring (alpha, off in v1.36).
-NEVER_RANK = {"DynamicResources", "VolumeBinding"}
+# VolumeBinding only scores with StorageCapacityScoring (alpha, off in v1.36).
+NEVER_RANK = {"VolumeBinding"}
 
 
 def run(scenario: str) -> tuple[dict, Simulation]:
@@ -83,6 +83,31 @@ def test_pods_left_pending_wait_where_expected(scenario):
     listing = simulation.scheduler.queue.listing()
     got = {name: sorted(info.pod.key for info in getattr(listing, name)) for name in QUEUES}
     assert got == {name: sorted(expected["queue"][name]) for name in QUEUES}
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [s for s in SCENARIOS if "claims" in json.loads((EXAMPLES / s / "expected.json").read_text())],
+    ids=lambda s: f"the {s} example",
+)
+def test_resource_claims_end_with_the_hand_derived_allocations(scenario):
+    """``claims``: for a pod, each of its claims (by the pod's name for it) with the devices
+    allocated (``status.allocation`` as the API shows it) and the pods it is reserved for."""
+    expected, simulation = run(scenario)
+    got = {}
+    for pod_key, by_pod_claim in expected["claims"].items():
+        namespace, name = pod_key.split("/")
+        pod = simulation.cluster.get("Pod", name, namespace)
+        got[pod_key] = {}
+        for pod_claim in pod.spec.resource_claims:
+            claim = simulation.cluster.get(
+                RESOURCE_CLAIM_KIND, claim_name(pod, pod_claim)[0], namespace
+            )
+            got[pod_key][pod_claim.name] = {
+                "allocation": (claim.to_dict().get("status") or {}).get("allocation"),
+                "reservedFor": [ref.name for ref in claim.status.reserved_for],
+            }
+        assert got[pod_key] == by_pod_claim, pod_key
 
 
 def test_the_examples_see_every_default_plugin_reject_a_node_and_rank_nodes():
