@@ -8,6 +8,8 @@ file.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from framework.api.errors import ObjectError
@@ -81,6 +83,20 @@ def admit_pod(manifest: dict[str, Any], owner: str, classes: PriorityClasses) ->
         spec["priorityClassName"] = class_name
     spec["priority"] = priority
     spec["preemptionPolicy"] = policy
+
+
+def admit_pod_update(manifest: Mapping[str, Any], old: Mapping[str, Any]) -> dict[str, Any]:
+    """The updated pod's manifest as the Priority plugin passes it on: a priority or
+    preemption policy the update leaves out is kept from the stored pod (this plugin set them
+    on create; validation then refuses any other change of them)."""
+    updated = copy.deepcopy(dict(manifest))
+    spec = updated.get("spec")
+    old_spec = old.get("spec") or {}
+    if isinstance(spec, dict):
+        for key in ("priority", "preemptionPolicy"):
+            if spec.get(key) is None and old_spec.get(key) is not None:
+                spec[key] = old_spec[key]
+    return updated
 
 
 def _resolve(class_name: str, owner: str, classes: PriorityClasses) -> tuple[str, int, str]:

@@ -91,6 +91,8 @@ class NewObject:
     obj: KubeObject
     manifest: Any
     """As strict decoding leaves it: what validation reads."""
+    given: Mapping[str, Any]
+    """As given: an update is decoded again from it, over the stored object."""
 
     def validated(self) -> KubeObject:
         """The object, or InvalidObjectError with every problem validation finds."""
@@ -110,7 +112,7 @@ class NewObject:
 def decode_new_object(data: Mapping[str, Any]) -> NewObject:
     """The first step of a create: ObjectError for a version that does not serve the kind, a
     value of the wrong type or an unknown field."""
-    return NewObject(*_decoded(data))
+    return NewObject(*_decoded(data), data)
 
 
 def parse_updated_object(data: Mapping[str, Any], old: Mapping[str, Any]) -> KubeObject:

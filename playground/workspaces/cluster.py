@@ -32,7 +32,13 @@ from framework.admission.namespace_lifecycle import (
 )
 from framework.api.errors import ObjectError
 from framework.api.fields import format_time
-from framework.api.loader import KINDS, parse_new_object, parse_object, parse_updated_object
+from framework.api.loader import (
+    KINDS,
+    NewObject,
+    decode_new_object,
+    parse_object,
+    parse_updated_object,
+)
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
@@ -209,15 +215,17 @@ class DatabaseCluster:
         Nothing is stored if any object is invalid (ObjectError), appears twice, or exists
         when ``replace`` is false (AlreadyExistsError).
         """
-        parsed = [_parsed(obj) for obj in objects]
+        checks = _Checks(objects)
+        parsed = checks.objects
         _refuse_duplicates(parsed)
         with self._write_lock():
             existing = self._rows_by_key(parsed)
             if not replace:
                 _refuse_existing(parsed, existing)
+            parsed = [checks.as_update(obj, existing.get(_key(obj))) for obj in parsed]
             batch = self._with_generated_claims(parsed, existing)
             batch += self._claims_for_waiting_pods(parsed, existing)
-            stored = self._write_many(batch, existing)
+            stored = self._write_many(batch, existing, checks)
             if len(batch) != len(parsed):
                 asked = {_key(o) for o in parsed}
                 stored = [o for o in stored if _key(o) in asked]
@@ -270,27 +278,33 @@ class DatabaseCluster:
         return expanded
 
     def admission_errors(
-        self, objects: Iterable[ObjectOrManifest], replace: bool = True
+        self, objects: Iterable[ObjectOrManifest], replace: bool = True, as_new: bool = False
     ) -> list[ObjectError]:
         """Every reason ``add_many`` would refuse these objects (it stops at the first one),
-        without writing anything: for forms and imports that list all problems at once."""
-        errors: list[ObjectError] = []
-        parsed: list[KubeObject] = []
-        for obj in objects:
-            try:
-                parsed.append(_parsed(obj))
-            except ObjectError as err:
-                errors.append(err)
-        existing = self._rows_by_key(parsed) if parsed else {}
+        without writing anything: for forms and imports that list all problems at once.
+        ``as_new``: as if none of them were stored (checked as creates, not updates)."""
+        checks = _Checks(objects, keep_going=True)
+        parsed = checks.objects
+        errors = list(checks.errors)
+        existing = self._rows_by_key(parsed) if parsed and not as_new else {}
         classes = _BatchPriorityClasses(self, parsed)
         namespaces = self._namespace_phases(parsed)
+        now = timezone.now()
         seen: set[tuple[str, str, str]] = set()
         for obj in parsed:
             key = _key(obj)
+            row = existing.get(key)
             if key in seen:
                 errors.append(ObjectError(obj.describe(), "", "appears more than once"))
-            elif err := self._write_error(obj, existing.get(key), replace, classes, namespaces):
-                errors.append(err)
+            elif row is not None and not replace:
+                errors.append(ObjectError(obj.describe(), "", "already exists"))
+            elif row is not None:
+                if err := _uid_change(obj, row) or checks.update_error(obj, row):
+                    errors.append(err)
+            else:
+                outcome = self._checked_creation(obj, classes, namespaces, now, checks)
+                if isinstance(outcome, ObjectError):
+                    errors.append(outcome)
             seen.add(key)
         return errors
 
@@ -316,9 +330,7 @@ class DatabaseCluster:
                     f'{given.name}": the object has been modified; please apply your changes '
                     "to the latest version and try again"
                 )
-            parsed = (
-                given if isinstance(obj, KubeObject) else parse_updated_object(obj, row.manifest)
-            )
+            parsed = given if isinstance(obj, KubeObject) else updated_object(obj, row.manifest)
             stored = self._replace(row, parsed)
         self._after_write()
         return stored
@@ -520,7 +532,10 @@ class DatabaseCluster:
             yield
 
     def _write_many(
-        self, objects: list[KubeObject], existing: dict[tuple[str, str, str], ClusterObject]
+        self,
+        objects: list[KubeObject],
+        existing: dict[tuple[str, str, str], ClusterObject],
+        checks: _Checks,
     ) -> list[KubeObject]:
         """Writes in the given order; runs of new objects are inserted together."""
         classes = _BatchPriorityClasses(self, objects)
@@ -531,9 +546,10 @@ class DatabaseCluster:
         for obj in objects:
             row = existing.get(_key(obj))
             if row is None:
-                if (refusal := self._refusal(obj, classes, namespaces)) is not None:
-                    raise refusal
-                creations.append(self._creation(obj, classes, now))
+                outcome = self._checked_creation(obj, classes, namespaces, now, checks)
+                if isinstance(outcome, ObjectError):
+                    raise outcome
+                creations.append(outcome)
                 continue
             stored.extend(self._insert(creations))
             creations = []
@@ -541,43 +557,28 @@ class DatabaseCluster:
         stored.extend(self._insert(creations))
         return stored
 
-    def _write_error(
+    def _checked_creation(
         self,
         obj: KubeObject,
-        row: ClusterObject | None,
-        replace: bool,
         classes: _BatchPriorityClasses,
         namespaces: NamespacePhase,
-    ) -> ObjectError | None:
-        """Why writing ``obj`` (over ``row`` when it is stored) would be refused, if it would."""
-        if row is not None and not replace:
-            return ObjectError(obj.describe(), "", "already exists")
-        if row is not None:
-            return _uid_change(obj, row)
-        return self._admission_error(obj, classes, namespaces)
-
-    def _admission_error(
-        self, obj: KubeObject, classes: _BatchPriorityClasses, namespaces: NamespacePhase
-    ) -> ObjectError | None:
-        """Why kube-apiserver's admission would refuse creating ``obj``, if it would."""
-        refusal = self._refusal(obj, classes, namespaces)
-        if refusal is not None or obj.kind != "Pod":
+        now: dt.datetime,
+        checks: _Checks,
+    ) -> _Creation | ObjectError:
+        """What creating the object stores, or the first reason kube-apiserver refuses it, in
+        its order: mutating admission (NamespaceLifecycle, Priority resolving a pod's
+        priority), validation, validating admission (Priority's one default class)."""
+        refusal = namespace_error(obj, namespaces)
+        if refusal is not None:
             return refusal
         try:
-            priority.admit_pod(manifest_of(obj), obj.describe(), classes)
+            creation = self._creation(obj, classes, now)
         except ObjectError as err:
             return err
-        return None
-
-    def _refusal(
-        self, obj: KubeObject, classes: _BatchPriorityClasses, namespaces: NamespacePhase
-    ) -> ObjectError | None:
-        """NamespaceLifecycle's refusal, then the Priority plugin's of a second default class
-        (a pod's priority is admitted as it is stored)."""
-        refusal = namespace_error(obj, namespaces)
+        refusal = checks.validation_error(obj)
         if refusal is None and isinstance(obj, PriorityClass) and not self.from_api_server:
             refusal = priority.priority_class_error(obj, classes.before(obj))
-        return refusal
+        return creation if refusal is None else refusal
 
     def _namespace_phases(self, batch: list[KubeObject]) -> NamespacePhase:
         """NamespaceLifecycle's view: the batch's Namespaces, then stored ones (every
@@ -941,10 +942,59 @@ def resource_name(kind: str) -> str:
     return f"{plural}.{group}" if group else plural
 
 
-def _parsed(obj: ObjectOrManifest) -> KubeObject:
-    # A manifest comes from a person (editor, import, bulk creation): checked as
-    # kube-apiserver checks a new object. Parsed objects (the live mirror's) are taken as read.
-    return obj if isinstance(obj, KubeObject) else parse_new_object(obj)
+def updated_object(manifest: Mapping[str, Any], old: Mapping[str, Any]) -> KubeObject:
+    """A manifest replacing the stored ``old`` as kube-apiserver takes an update: the Priority
+    plugin keeps a pod's priority, then the kind's update rules (ObjectError)."""
+    if manifest.get("kind") == "Pod":
+        manifest = priority.admit_pod_update(manifest, old)
+    return parse_updated_object(manifest, old)
+
+
+class _Checks:
+    """The objects of a write, with what kube-apiserver checks of each that came as a manifest
+    (from a person: the editor, an import, bulk creation); parsed objects (the live mirror's,
+    the store's own writes) are taken as read."""
+
+    def __init__(self, objects: Iterable[ObjectOrManifest], keep_going: bool = False) -> None:
+        """Decodes each manifest: ObjectError for the first that does not decode, or with
+        ``keep_going`` every such error kept in ``errors`` and the object left out. Checks
+        are then looked up by kind, namespace and name."""
+        self.objects: list[KubeObject] = []
+        self.errors: list[ObjectError] = []
+        self._new: dict[tuple[str, str, str], NewObject] = {}
+        for obj in objects:
+            if isinstance(obj, KubeObject):
+                self.objects.append(obj)
+                continue
+            try:
+                new = decode_new_object(obj)
+            except ObjectError as err:
+                if not keep_going:
+                    raise
+                self.errors.append(err)
+                continue
+            self._new.setdefault(_key(new.obj), new)
+            self.objects.append(new.obj)
+
+    def validation_error(self, obj: KubeObject) -> ObjectError | None:
+        """Why validation refuses creating ``obj``, if it came as a manifest and it does."""
+        new = self._new.get(_key(obj))
+        return new.validation_error() if new is not None else None
+
+    def update_error(self, obj: KubeObject, row: ClusterObject) -> ObjectError | None:
+        try:
+            self.as_update(obj, row)
+        except ObjectError as err:
+            return err
+        return None
+
+    def as_update(self, obj: KubeObject, row: ClusterObject | None) -> KubeObject:
+        """``obj`` as it replaces ``row``: a manifest is checked as kube-apiserver checks an
+        update of the stored object (ObjectError), and keeps what an update takes from it."""
+        new = self._new.get(_key(obj))
+        if row is None or new is None:
+            return obj
+        return updated_object(new.given, row.manifest)
 
 
 def _key(obj: KubeObject) -> tuple[str, str, str]:

@@ -83,7 +83,7 @@ def recreate_object(request: HttpRequest, workspace: Workspace, pk: int) -> Http
         manifest = read_manifest(text)
         _check_identity(row, manifest)
         fresh = _as_new(manifest)
-        refused = cluster.admission_errors([fresh], replace=True)
+        refused = cluster.admission_errors([fresh], as_new=True)
         if refused:
             raise refused[0]
         stored = cluster.get(row.kind, row.name, row.namespace)

@@ -160,3 +160,51 @@ def test_of_two_default_classes_in_one_import_the_second_is_refused(cluster):
         'PriorityClass "b": globalDefault: PriorityClass a is already marked as default. '
         "Only one default can exist"
     ]
+
+
+# -- kube-apiserver's order: mutating admission, validation, validating admission ------------
+
+
+def test_a_pod_both_invalid_and_in_a_missing_namespace_is_refused_for_its_namespace(cluster):
+    """NamespaceLifecycle is mutating admission: it refuses before validation looks."""
+    manifest = pod(containers=[])
+    manifest["metadata"]["namespace"] = "team-a"
+    with pytest.raises(ObjectError, match='namespaces "team-a" not found'):
+        cluster.create(manifest)
+    [error] = cluster.admission_errors([manifest])
+    assert str(error) == 'Pod "team-a/web": metadata.namespace: namespaces "team-a" not found'
+
+
+def test_an_invalid_pod_naming_a_missing_class_is_refused_for_the_class(cluster):
+    with pytest.raises(ObjectError, match="no PriorityClass with name high was found"):
+        cluster.create(pod(priorityClassName="high", containers=[]))
+
+
+def test_a_second_default_class_that_is_also_invalid_is_refused_for_its_fields(cluster):
+    """The one-default rule is validating admission: validation speaks first."""
+    cluster.add(priority_class("first", 10, globalDefault=True))
+    invalid = priority_class("second", 2_000_000_000, globalDefault=True)
+    with pytest.raises(ObjectError, match=r"second.*value"):
+        cluster.create(invalid)
+
+
+def test_importing_a_stored_pod_with_another_spec_is_refused_as_an_update(cluster):
+    cluster.add(pod())
+    changed = cluster.get("Pod", "web", "default").to_dict()
+    changed["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1"}}
+    with pytest.raises(ObjectError, match="pod updates may not change fields"):
+        cluster.add_many([changed])
+    [error] = cluster.admission_errors([changed])
+    assert "pod updates may not change fields" in str(error)
+    # The same text is fine as a new object (what Delete and recreate checks).
+    assert cluster.admission_errors([changed], as_new=True) == []
+
+
+def test_an_edit_that_leaves_out_the_priority_keeps_it(cluster):
+    """The Priority plugin keeps what it set on create; validation would refuse its removal."""
+    cluster.add(priority_class("high", 1000))
+    cluster.add(pod(priorityClassName="high"))
+    edited = cluster.get("Pod", "web", "default").to_dict()
+    del edited["spec"]["priority"]
+    edited["spec"]["containers"][0]["image"] = "nginx:1.28"
+    assert cluster.update(edited).spec.priority == 1000
