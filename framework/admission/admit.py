@@ -10,6 +10,7 @@ name first.
 
 from __future__ import annotations
 
+from framework.admission.dra_admin_access import admin_access_errors
 from framework.admission.namespace_lifecycle import NamespacePhase, namespace_error, phases_of
 from framework.admission.priority import ListedPriorityClasses, admit_pod, priority_class_error
 from framework.api.errors import ObjectError
@@ -25,7 +26,8 @@ def create_objects(new: list[NewObject]) -> tuple[list[KubeObject], list[ObjectE
 
     Each object goes through upstream's steps in their order, its first refusal reported:
     mutating admission (NamespaceLifecycle, then Priority resolving a pod's priority),
-    validation, validating admission (Priority's one default PriorityClass). The file's
+    validation (after the DRA admin-access check claims and templates get with it),
+    validating admission (Priority's one default PriorityClass). The file's
     Namespaces and PriorityClasses are created first, so its other objects find them.
     """
     refusals: dict[int, ObjectError] = {}
@@ -40,11 +42,15 @@ def create_objects(new: list[NewObject]) -> tuple[list[KubeObject], list[ObjectE
             if refusal is None:
                 classes.add(obj)
         _record(index, obj, refusal, created, refusals)
-    phase_of = phases_of([o for o in created.values() if o.kind == "Namespace"])
+    namespaces = [o for o in created.values() if o.kind == "Namespace"]
+    phase_of = phases_of(namespaces)
+    labels_of = {ns.name: ns.labels for ns in namespaces}.get
     for index, item in enumerate(new):
         if index not in created and index not in refusals:
             obj, refusal = _admitted(item, phase_of, classes)
-            _record(index, obj, refusal or item.validation_error(), created, refusals)
+            if refusal is None:
+                refusal = item.validation_error(admin_access_errors(obj, labels_of))
+            _record(index, obj, refusal, created, refusals)
     return [created[i] for i in sorted(created)], [refusals[i] for i in sorted(refusals)]
 
 

@@ -6,7 +6,7 @@ Accepts multi-document YAML, a JSON or YAML list, or a ``kind: List`` with ``ite
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,16 +94,16 @@ class NewObject:
     given: Mapping[str, Any]
     """As given: an update is decoded again from it, over the stored object."""
 
-    def validated(self) -> KubeObject:
-        """The object, or InvalidObjectError with every problem validation finds."""
-        _refuse(
-            self.obj, lambda: validate_manifest(self.obj.kind, self.obj.NAMESPACED, self.manifest)
-        )
-        return self.obj
+    def validated(self, first: Sequence[FieldError] = ()) -> KubeObject:
+        """The object, or InvalidObjectError with every problem validation finds after
+        ``first`` (what a strategy checks with the cluster's state before the kind's rules)."""
+        obj = self.obj
+        _refuse(obj, lambda: [*first, *validate_manifest(obj.kind, obj.NAMESPACED, self.manifest)])
+        return obj
 
-    def validation_error(self) -> ObjectError | None:
+    def validation_error(self, first: Sequence[FieldError] = ()) -> ObjectError | None:
         try:
-            self.validated()
+            self.validated(first)
         except ObjectError as err:
             return err
         return None

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from framework.admission import priority
+from framework.admission.dra_admin_access import NamespaceLabels, admin_access_errors
 from framework.admission.namespace_lifecycle import (
     SYSTEM_NAMESPACES,
     NamespacePhase,
@@ -575,10 +576,18 @@ class DatabaseCluster:
             creation = self._creation(obj, classes, now)
         except ObjectError as err:
             return err
-        refusal = checks.validation_error(obj)
+        refusal = checks.validation_error(obj, lambda name: self._namespace_labels(name, checks))
         if refusal is None and isinstance(obj, PriorityClass) and not self.from_api_server:
             refusal = priority.priority_class_error(obj, classes.before(obj))
         return creation if refusal is None else refusal
+
+    def _namespace_labels(self, name: str, checks: _Checks) -> Mapping[str, str] | None:
+        """A namespace's labels, from the write's objects or the stored ones (None if none)."""
+        for obj in checks.objects:
+            if obj.kind == "Namespace" and obj.name == name:
+                return obj.labels
+        row = self._row("Namespace", "", name)
+        return self._parse_row(row).labels if row is not None else None
 
     def _namespace_phases(self, batch: list[KubeObject]) -> NamespacePhase:
         """NamespaceLifecycle's view: the batch's Namespaces, then stored ones (every
@@ -976,10 +985,13 @@ class _Checks:
             self._new.setdefault(_key(new.obj), new)
             self.objects.append(new.obj)
 
-    def validation_error(self, obj: KubeObject) -> ObjectError | None:
-        """Why validation refuses creating ``obj``, if it came as a manifest and it does."""
+    def validation_error(self, obj: KubeObject, labels_of: NamespaceLabels) -> ObjectError | None:
+        """Why validation refuses creating ``obj``, if it came as a manifest and it does (the
+        DRA admin-access check, which reads its namespace's labels, comes first)."""
         new = self._new.get(_key(obj))
-        return new.validation_error() if new is not None else None
+        if new is None:
+            return None
+        return new.validation_error(admin_access_errors(new.obj, labels_of))
 
     def update_error(self, obj: KubeObject, row: ClusterObject) -> ObjectError | None:
         try:

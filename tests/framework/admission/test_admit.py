@@ -115,3 +115,52 @@ def test_an_unknown_class_is_refused_and_every_refusal_is_listed():
 def test_a_pod_with_a_priority_already_is_taken_as_admitted():
     objects, errors = admitted(pod(priority=7, priorityClassName="not-here"))
     assert errors == [] and objects[0].spec.priority == 7
+
+
+# -- DRA admin access (the ResourceClaim / template strategies' AuthorizedForAdmin) ---------
+
+ADMIN_ERROR = (
+    "spec.devices.requests[0].adminAccess: Forbidden: admin access to devices requires the "
+    "`resource.kubernetes.io/admin-access: true` label on the containing namespace"
+)
+
+
+def admin_claim(kind: str = "ResourceClaim", namespace: str = "monitoring") -> dict:
+    spec = {
+        "devices": {
+            "requests": [
+                {"name": "gpu", "exactly": {"deviceClassName": "gpu", "adminAccess": True}}
+            ]
+        }
+    }
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": kind,
+        "metadata": {"name": "watch", "namespace": namespace},
+        "spec": spec if kind == "ResourceClaim" else {"spec": spec},
+    }
+
+
+def labelled(name: str, **labels: str) -> dict:
+    return {**namespace(name), "metadata": {"name": name, "labels": labels}}
+
+
+@pytest.mark.parametrize("kind", ["ResourceClaim", "ResourceClaimTemplate"])
+@pytest.mark.parametrize(
+    ("labels", "error"),
+    [({"resource.kubernetes.io/admin-access": "true"}, None), ({}, ADMIN_ERROR)],
+    ids=["admin-access-admin-namespace", "admin-access-non-admin-namespace"],
+)
+def test_admin_access_needs_the_admin_label_on_the_namespace(kind, labels, error):
+    objects, errors = admitted(labelled("monitoring", **labels), admin_claim(kind))
+    if error is None:
+        assert errors == [] and [o.kind for o in objects] == ["Namespace", kind]
+    else:
+        assert errors == [f'{kind} "monitoring/watch" is invalid: {error}']
+
+
+def test_admin_access_comes_before_the_kinds_own_validation():
+    claim = admin_claim(namespace="default")
+    claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = ""
+    _, [error] = admitted(claim)
+    assert error.startswith('ResourceClaim "default/watch" is invalid: [' + ADMIN_ERROR + ", ")

@@ -208,3 +208,26 @@ def test_an_edit_that_leaves_out_the_priority_keeps_it(cluster):
     del edited["spec"]["priority"]
     edited["spec"]["containers"][0]["image"] = "nginx:1.28"
     assert cluster.update(edited).spec.priority == 1000
+
+
+def test_a_claim_asking_for_admin_access_needs_an_admin_namespace(cluster):
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "watch", "namespace": "monitoring"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {"name": "gpu", "exactly": {"deviceClassName": "gpu", "adminAccess": True}}
+                ]
+            }
+        },
+    }
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}
+    cluster.add(namespace)
+    with pytest.raises(ObjectError, match="admin access to devices requires the"):
+        cluster.create(claim)
+    namespace["metadata"]["labels"] = {"resource.kubernetes.io/admin-access": "true"}
+    assert cluster.admission_errors([namespace, claim]) == []  # labelled in the same import
+    cluster.add(namespace)
+    assert cluster.create(claim).name == "watch"
