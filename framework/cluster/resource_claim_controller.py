@@ -12,11 +12,11 @@ from the pod's UID and claim name, so a simulation gives the same names every ti
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from framework.api.pod import Pod
 from framework.api.resource_claim import ResourceClaim
+from framework.cluster.generated_names import deterministic_suffix
 from framework.cluster.memory import InMemoryCluster
 
 POD_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -24,11 +24,6 @@ POD_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 MAX_BASE_LEN = 57
 """Room for a hyphen and five random characters in a 63-character name (upstream's rule)."""
-
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-"""The characters the API server draws a generateName suffix from (no vowels, no 0, 1, 3)."""
-
-_SUFFIX_LEN = 5
 
 
 class ResourceClaimController:
@@ -129,12 +124,6 @@ def generate_name(pod_name: str, pod_claim_name: str) -> str:
             + pod_claim_name[: len(pod_claim_name) * MAX_BASE_LEN // len(base)]
         )
     return base
-
-
-def deterministic_suffix(seed: str, attempt: int = 0) -> str:
-    """Five characters of the API server's alphabet, derived from ``seed``."""
-    digest = hashlib.sha256(f"{seed}#{attempt}".encode()).digest()
-    return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:_SUFFIX_LEN])
 
 
 def generated_claim(

@@ -36,7 +36,7 @@ from framework.api.loader import KINDS, parse_new_object, parse_object
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
-from framework.cluster.interface import BindError, NotFoundError
+from framework.cluster.interface import AlreadyExistsError, BindError, NotFoundError
 from framework.cluster.resource_claim_controller import ResourceClaimController
 from playground.workspaces import node_lifecycle, resource_claims
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
@@ -50,10 +50,6 @@ DISPATCH_BATCH = 1000
 """Changes read from the log at a time when delivering them to watchers."""
 DELETE_BATCH = 500
 """Objects deleted per statement by ``delete_many`` (a database limits a query's parameters)."""
-
-
-class AlreadyExistsError(Exception):
-    """A create for an object that exists (the API server's AlreadyExists)."""
 
 
 class ConflictError(Exception):

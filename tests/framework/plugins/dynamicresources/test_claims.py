@@ -70,6 +70,12 @@ ALLOCATION = {
     },
 }
 RESERVED_FOR_POD = [{"resource": "pods", "name": "my-pod", "uid": POD_UID}]
+STAMP = "2026-01-01T00:00:00Z"
+"""The allocationTimestamp PreBind writes (FakeHandle's clock; upstream addAllocationTimestamp)."""
+
+
+def stamped(allocation: dict[str, Any]) -> dict[str, Any]:
+    return {**allocation, "allocationTimestamp": STAMP}
 
 
 def selector_on(key: str, value: str) -> dict[str, Any]:
@@ -256,7 +262,7 @@ CASES = [
         [claim(), DEVICE_CLASS, WORKER_SLICE],
         [],
         success([CLAIM], []),
-        {"allocation": ALLOCATION, "reservedFor": RESERVED_FOR_POD},
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
         id="with-resources",
     ),
     pytest.param(
@@ -264,7 +270,7 @@ CASES = [
         [claim(), DEVICE_CLASS, WORKER_SLICE],
         [],
         success([CLAIM], []),
-        {"allocation": ALLOCATION, "reservedFor": RESERVED_FOR_POD},
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
         id="claim-template",
     ),
     pytest.param(
@@ -288,7 +294,7 @@ CASES = [
         [claim(), claim(name="not-my-claim"), DEVICE_CLASS, WORKER_SLICE],
         [other_allocated("instance-1-other")],
         success([CLAIM, "not-my-claim"], ["not-my-claim"]),
-        {"allocation": ALLOCATION, "reservedFor": RESERVED_FOR_POD},
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
         id="other-resources-in-flight-claim",
     ),
     pytest.param(
@@ -319,7 +325,7 @@ CASES = [
         [],
         success([], []),
         {
-            "allocation": {"nodeSelector": selector_on("kubernetes.io/hostname", NODE)},
+            "allocation": stamped({"nodeSelector": selector_on("kubernetes.io/hostname", NODE)}),
             "reservedFor": RESERVED_FOR_POD,
         },
         id="good-topology",
@@ -509,7 +515,7 @@ def test_bind_failure_unreserve_after_pre_bind_removes_the_reservation():
     assert pl.pre_bind(state, pod(), NODE) is None
     assert status_of(pl.handle.cluster())["reservedFor"] == RESERVED_FOR_POD
     pl.unreserve(state, pod(), NODE)
-    assert status_of(pl.handle.cluster()) == {"allocation": GOOD_TOPOLOGY}
+    assert status_of(pl.handle.cluster()) == {"allocation": stamped(GOOD_TOPOLOGY)}
 
 
 def test_a_refused_status_update_fails_pre_bind_with_an_error():
