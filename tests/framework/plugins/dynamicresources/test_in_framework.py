@@ -1,6 +1,9 @@
-"""DynamicResources run by the framework for a pod without claims, as in every default profile."""
+"""DynamicResources run by the framework: a pod without claims, as in every default profile, and
+a simulation of DRA extended resources."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from framework.config.types import DynamicResourcesArgs
 from framework.interface.cycle_state import CycleState
@@ -10,6 +13,7 @@ from framework.plugins import names
 from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
+from framework.simulator import Simulation
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort
 from tests.framework.builders import StaticLister, make_node_info, make_pod
 from tests.framework.plugins.in_tree import InTree
@@ -63,3 +67,38 @@ def test_post_filter_adds_no_new_claims_to_deallocate_to_the_failure():
     _, status = fwk.run_post_filter_plugins(state, pod, NodeToStatus())
     assert status.code == Code.UNSCHEDULABLE
     assert status.reasons == ["no new claims to deallocate"]
+
+
+def test_simulate_creates_the_extended_resource_claims_of_the_example():
+    """examples/dra-extended-resources: the claims PreBind created and the pods' statuses."""
+    directory = Path(__file__).resolve().parents[4] / "examples" / "dra-extended-resources"
+    simulation = Simulation(
+        str(directory / "config.yaml"), (directory / "objects.yaml").read_text()
+    )
+    simulation.run()
+    cluster = simulation.cluster
+    claims = {c.name: c for c in cluster.list("ResourceClaim")}
+    assert sorted(claims) == [
+        "implicit-extended-resources-h5zn6",
+        "two-gpus-extended-resources-5ffkp",
+    ]
+    two_gpus = claims["two-gpus-extended-resources-5ffkp"]
+    assert [(r.request, r.device) for r in two_gpus.status.allocation.results] == [
+        ("container-0-request-1", "gpu-0"),
+        ("container-0-request-1", "gpu-1"),
+    ]
+    pod = cluster.get("Pod", "two-gpus", "default")
+    assert two_gpus.metadata.controller_ref().uid == pod.uid
+    assert pod.to_dict()["status"]["extendedResourceClaimStatus"] == {
+        "requestMappings": [
+            {
+                "containerName": "train",
+                "resourceName": "example.com/gpu",
+                "requestName": "container-0-request-1",
+            }
+        ],
+        "resourceClaimName": "two-gpus-extended-resources-5ffkp",
+    }
+    assert "extendedResourceClaimStatus" not in (
+        cluster.get("Pod", "one-gpu", "default").to_dict().get("status") or {}
+    )
