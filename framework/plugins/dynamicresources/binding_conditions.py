@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from framework.api.resource_claim import (
     AllocatedDeviceStatus,
@@ -21,11 +20,6 @@ from framework.api.resource_claim import (
 
 ERR_DEVICE_BINDING_TIMEOUT = "device binding timeout"
 ERR_DEVICE_BINDING_FAILED = "device binding failed"
-
-STATUS_SUCCESS = "success"
-STATUS_FAILED = "failure"
-STATUS_TIMEOUT = "timeout"
-"""The outcome labels upstream's metrics and log lines use."""
 
 
 class BindingFailedError(Exception):
@@ -89,75 +83,6 @@ def allocated_device_status(
         ):
             return device
     return None
-
-
-@dataclass(slots=True)
-class DeviceBindingStatus:
-    """One device with binding conditions: those still pending and failures that are true."""
-
-    driver: str
-    pool: str
-    device: str
-    pending: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-
-
-def list_binding_conditions_status(claim: ResourceClaim) -> list[DeviceBindingStatus]:
-    """Per allocated device with binding conditions, what is pending and what failed."""
-    allocation = claim.status.allocation
-    if allocation is None:
-        return []
-    out = []
-    for result in allocation.results:
-        if not result.binding_conditions:
-            continue
-        summary = DeviceBindingStatus(result.driver, result.pool, result.device)
-        device_status = allocated_device_status(claim, result)
-        if device_status is None:
-            summary.pending = list(result.binding_conditions)
-        else:
-            summary.failed = [
-                c for c in result.binding_failure_conditions if _is_true(device_status, c)
-            ]
-            summary.pending = [
-                c for c in result.binding_conditions if not _is_true(device_status, c)
-            ]
-        out.append(summary)
-    return out
-
-
-def binding_status_for(claims: Iterable[ResourceClaim], outcome: str) -> list[DeviceBindingStatus]:
-    """The devices worth naming for an outcome: all ready ones on success, failed ones on
-    failure, pending (not failed) ones on a timeout or another error."""
-    out = []
-    for claim in claims:
-        for status in list_binding_conditions_status(claim):
-            if outcome == STATUS_SUCCESS:
-                if not status.failed and not status.pending:
-                    out.append(status)
-            elif outcome == STATUS_FAILED:
-                if status.failed:
-                    out.append(
-                        DeviceBindingStatus(
-                            status.driver, status.pool, status.device, failed=status.failed
-                        )
-                    )
-            elif status.pending and not status.failed:
-                out.append(status)
-    return out
-
-
-def format_one_line(devices: list[DeviceBindingStatus]) -> str:
-    """``<driver=d, pool=p> dev failed=[a] pending=[b]; ...`` as upstream logs it."""
-    parts = []
-    for device in devices:
-        part = f"<driver={device.driver}, pool={device.pool}> {device.device}"
-        if device.failed:
-            part += f" failed=[{','.join(device.failed)}]"
-        if device.pending:
-            part += f" pending=[{','.join(device.pending)}]"
-        parts.append(part)
-    return "; ".join(parts)
 
 
 def _is_true(device_status: AllocatedDeviceStatus, condition_type: str) -> bool:

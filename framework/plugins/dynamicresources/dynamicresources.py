@@ -806,13 +806,38 @@ class DynamicResources(
     def _wait_for_binding_conditions(
         self, data: _StateData, pod: Pod, node_name: str
     ) -> Status | None:
-        """Waits until the drivers report the devices ready (``isPodReadyForBinding``).
+        """Waits until the drivers report the devices ready (``isPodReadyForBinding``, every
+        5 seconds until ``bindingTimeout``).
 
-        On a real clock it looks every 5 seconds until ``bindingTimeout``; on a simulation's
-        fake clock nothing can change the claims while PreBind runs, so a pending condition
-        ends the wait at once with the timeout's error (see docs/dra.md).
+        On a real clock it sleeps between looks. On a simulation's fake clock nothing can
+        change the claims while PreBind runs, so it does not sleep: it walks the same look
+        times without waiting, which ends the way upstream's wait would end if no driver
+        acted (see docs/dra.md).
         """
-        recorder = self.handle.event_recorder() if hasattr(self.handle, "event_recorder") else None
+        self._record_binding_conditions_pending(pod, node_name)
+        clock = getattr(self.handle, "clock", None)
+        sleeps = clock is None or not isinstance(clock, FakeClock)
+        now = self._now()
+        deadline = now + self.binding_timeout.total_seconds()
+        while True:
+            try:
+                if self._is_pod_ready_for_binding(data, now):
+                    return None
+            except (BindingFailedError, _BindingTimeoutError, _BindError) as err:
+                return Status.error(str(err))
+            if now + BINDING_CONDITIONS_POLL_INTERVAL >= deadline:
+                return Status.error(
+                    f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded"
+                )
+            if sleeps:
+                time.sleep(BINDING_CONDITIONS_POLL_INTERVAL)
+                now = self._now()
+            else:
+                now += BINDING_CONDITIONS_POLL_INTERVAL
+
+    def _record_binding_conditions_pending(self, pod: Pod, node_name: str) -> None:
+        event_recorder = getattr(self.handle, "event_recorder", None)
+        recorder = event_recorder() if event_recorder is not None else None
         if recorder is not None:
             recorder.eventf(
                 pod,
@@ -822,22 +847,8 @@ class DynamicResources(
                 "Scheduling",
                 f"waiting for binding conditions for device on node {node_name}",
             )
-        clock = getattr(self.handle, "clock", None)
-        waits = clock is not None and not isinstance(clock, FakeClock)
-        deadline = self._now() + self.binding_timeout.total_seconds()
-        while True:
-            try:
-                if self._is_pod_ready_for_binding(data):
-                    return None
-            except (BindingFailedError, _BindingTimeoutError, _BindError) as err:
-                return Status.error(str(err))
-            if not waits or self._now() + BINDING_CONDITIONS_POLL_INTERVAL > deadline:
-                return Status.error(
-                    f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded"
-                )
-            time.sleep(BINDING_CONDITIONS_POLL_INTERVAL)
 
-    def _is_pod_ready_for_binding(self, data: _StateData) -> bool:
+    def _is_pod_ready_for_binding(self, data: _StateData, now: float) -> bool:
         """Reads every claim anew: ready when all binding conditions are true."""
         cluster = self.handle.cluster()
         for index, claim in enumerate(data.claims):
@@ -846,7 +857,7 @@ class DynamicResources(
                 raise _BindError(f'{RESOURCE_CLAIM_RESOURCE} "{claim.name}" not found')
             data.claims[index] = current
             if not binding_conditions.is_claim_ready_for_binding(current):
-                if self._is_claim_timeout(current):
+                if binding_conditions.is_claim_timeout(current, self.binding_timeout, now):
                     raise _BindingTimeoutError(
                         f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: claim={current.name}"
                     )
