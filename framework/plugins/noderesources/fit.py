@@ -69,6 +69,10 @@ from framework.plugins import names
 from framework.plugins.dynamicresources.extended_resources import DeviceClassResolver
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
+from framework.plugins.noderesources.dra_extended_resources import (
+    DRAPreScoreState,
+    dra_pre_score_state,
+)
 from framework.plugins.noderesources.least_allocated import (
     least_resource_batch_scorer,
     least_resource_scorer,
@@ -127,12 +131,14 @@ class _PreFilterState:
 
 
 class _PreScoreState:
-    """The pod's request of each scored resource, in the strategy's resource order."""
+    """The pod's request of each scored resource, in the strategy's resource order, and
+    the ResourceSlices and claims when a scored resource is backed by DRA."""
 
-    __slots__ = ("pod_requests",)
+    __slots__ = ("dra", "pod_requests")
 
-    def __init__(self, pod_requests: list[int]) -> None:
+    def __init__(self, pod_requests: list[int], dra: DRAPreScoreState | None = None) -> None:
         self.pod_requests = pod_requests
+        self.dra = dra
 
     def clone(self) -> _PreScoreState:
         return self
@@ -398,6 +404,7 @@ class Fit(
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.enable_pod_level_resources = features.enable_pod_level_resources
         self.enable_dra_extended_resource = features.enable_dra_extended_resource
+        self.enable_dra_consumable_capacity = features.enable_dra_consumable_capacity
         self.enable_in_place_pod_level_resources_vertical_scaling = (
             features.enable_in_place_pod_level_resources_vertical_scaling
         )
@@ -624,26 +631,38 @@ class Fit(
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(
             PRE_SCORE_STATE_KEY,
-            _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)),
+            _PreScoreState(
+                self.scorer.calculate_pod_resource_request_list(pod), self._dra_pre_score_state()
+            ),
         )
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        try:
-            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
-        except NotFoundError:
-            # PreScore is disabled in this profile: work it out here.
-            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score(node_info, pod_requests)
+        pod_requests, dra = self._pre_score_state(state, pod)
+        return self.scorer.score(node_info, pod_requests, dra)
 
     def score_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
+        pod_requests, dra = self._pre_score_state(state, pod)
+        return self.scorer.score_nodes(node_infos, pod_requests, dra)
+
+    def _pre_score_state(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[list[int], DRAPreScoreState | None]:
         try:
-            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
+            pre_score_state = state.read(PRE_SCORE_STATE_KEY)
         except NotFoundError:
-            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score_nodes(node_infos, pod_requests)
+            # PreScore is disabled in this profile: work it out here.
+            return self.scorer.calculate_pod_resource_request_list(pod), self._dra_pre_score_state()
+        return pre_score_state.pod_requests, pre_score_state.dra
+
+    def _dra_pre_score_state(self) -> DRAPreScoreState | None:
+        if not self.enable_dra_extended_resource or self.handle is None:
+            return None
+        return dra_pre_score_state(
+            self.handle.cluster(), self.scorer.resources, self.enable_dra_consumable_capacity
+        )
 
 
 # -- node hints ---------------------------------------------------------------------------------
