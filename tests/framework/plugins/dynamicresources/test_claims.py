@@ -10,6 +10,7 @@ allocations and the claims written to the cluster.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -528,3 +529,231 @@ def test_a_refused_status_update_fails_pre_bind_with_an_error():
     assert pl.pre_bind(state, pod(), NODE) == Status.error(
         f"add reservation to claim default/{CLAIM}: update of default/{CLAIM} refused"
     )
+
+
+# -- more of upstream's table: features, CEL errors, prioritized lists ---------------------------
+
+
+def claim_requesting(request: dict[str, Any], **kwargs: Any) -> ResourceClaim:
+    manifest = claim_manifest(**kwargs)
+    manifest["spec"]["devices"]["requests"] = [{"name": "req-1", **request}]
+    return ResourceClaim.from_dict(manifest)
+
+
+def admin_access(allocation: dict[str, Any] | None = None, **kwargs: Any) -> ResourceClaim:
+    """Upstream's ``adminAccess``: every request and result with admin access."""
+    request = {"exactly": {"deviceClassName": CLASS, "adminAccess": True}}
+    if allocation is not None:
+        allocation = copy.deepcopy(allocation)
+        for result in allocation["devices"]["results"]:
+            result["adminAccess"] = True
+    return claim_requesting(request, allocation=allocation, **kwargs)
+
+
+BROKEN_SELECTOR = {"cel": {"expression": f'device.attributes["{DRIVER}"].healthy'}}
+"""Upstream's ``brokenSelector``: the attribute exists only on other nodes' devices."""
+
+BROKEN_CLAIM = claim_requesting(
+    {"exactly": {"deviceClassName": CLASS, "selectors": [BROKEN_SELECTOR]}}
+)
+BROKEN_CLASS = DeviceClass.from_dict(
+    {"metadata": {"name": CLASS}, "spec": {"selectors": [BROKEN_SELECTOR]}}
+)
+CEL_ERROR = "selector #0: CEL runtime error: no such key: healthy"
+
+TAINTED_SLICE = ResourceSlice.from_dict(
+    {
+        "metadata": {"name": f"{NODE}-{DRIVER}"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": NODE,
+            "pool": {"name": NODE, "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": "instance-1",
+                    "taints": [
+                        {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
+                    ],
+                }
+            ],
+        },
+    }
+)
+
+
+def prioritized(class_name: str = CLASS) -> ResourceClaim:
+    """Upstream's ``claimWithPrioritzedList``: one subrequest, one device of the class."""
+    return claim_requesting(
+        {"firstAvailable": [{"name": "subreq-1", "deviceClassName": class_name, "count": 1}]}
+    )
+
+
+def gates(**overrides: bool) -> Features:
+    return dataclasses.replace(FEATURES, **overrides)
+
+
+PRIORITIZED_ALLOCATION = copy.deepcopy(ALLOCATION)
+PRIORITIZED_ALLOCATION["devices"]["results"][0]["request"] = "req-1/subreq-1"
+ADMIN_ALLOCATION = copy.deepcopy(ALLOCATION)
+ADMIN_ALLOCATION["devices"]["results"][0]["adminAccess"] = True
+NO_NEW_CLAIMS = Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
+
+MORE_CASES = [
+    pytest.param(
+        pod(),
+        [claim(allocation=ALLOCATION), claim(name="not-my-claim")],
+        FEATURES,
+        success([], []),
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="claim-reference",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), DEVICE_CLASS, TAINTED_SLICE],
+        gates(enable_dra_device_taints=False),
+        success([CLAIM], []),
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="tainted-device-disabled",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), DEVICE_CLASS, TAINTED_SLICE],
+        gates(enable_dra_device_taints=True),
+        {"filter": unresolvable("cannot allocate all claims"), "post_filter": STILL},
+        None,
+        id="tainted-device-enabled",
+    ),
+    pytest.param(
+        pod(),
+        [admin_access(), other_allocated(), DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        success([CLAIM], []),
+        {"allocation": stamped(ADMIN_ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="request-admin-access-with-DRAAdminAccess-featuregate",
+    ),
+    pytest.param(
+        pod(),
+        [admin_access(), other_allocated(), DEVICE_CLASS, WORKER_SLICE],
+        gates(enable_dra_admin_access=False),
+        {
+            # An allocator error: upstream's table compares Error statuses by message only.
+            "filter": Status.error(
+                f"claim default/{CLAIM}, request req-1: admin access is requested, but the "
+                "feature is disabled"
+            ),
+            "post_filter": STILL,
+        },
+        None,
+        id="request-admin-access-without-DRAAdminAccess-featuregate",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), admin_access(ALLOCATION, name="not-my-claim"), DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        success([CLAIM], []),
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="structured-ignore-allocated-admin-access",
+    ),
+    pytest.param(
+        pod(),
+        [BROKEN_CLAIM, DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        {"filter": Status.error(f"claim default/{CLAIM}: {CEL_ERROR}"), "post_filter": STILL},
+        None,
+        id="claim-parameters-CEL-runtime-error",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), BROKEN_CLASS, WORKER_SLICE],
+        FEATURES,
+        {"filter": Status.error(f"class {CLASS}: {CEL_ERROR}"), "post_filter": STILL},
+        None,
+        id="class-parameters-CEL-runtime-error",
+    ),
+    pytest.param(
+        pod(),
+        [claim_requesting({"exactly": {"deviceClassName": "does-not-exist"}})],
+        FEATURES,
+        {
+            "pre_filter": unresolvable("request req-1: device class does-not-exist does not exist"),
+            "post_filter": NO_NEW_CLAIMS,
+        },
+        None,
+        id="claim-with-request-with-unknown-device-class",
+    ),
+    pytest.param(
+        pod(),
+        [prioritized(), DEVICE_CLASS],
+        gates(enable_dra_prioritized_list=False),
+        {
+            "pre_filter": unresolvable(
+                f"resource claim default/{CLAIM}, request req-1: has subrequests, but the "
+                "DRAPrioritizedList feature is disabled"
+            ),
+            "post_filter": NO_NEW_CLAIMS,
+        },
+        None,
+        id="claim-with-prioritized-list-feature-disabled",
+    ),
+    pytest.param(
+        pod(),
+        [prioritized("does-not-exist")],
+        FEATURES,
+        {
+            "pre_filter": unresolvable(
+                "request req-1/subreq-1: device class does-not-exist does not exist"
+            ),
+            "post_filter": NO_NEW_CLAIMS,
+        },
+        None,
+        id="claim-with-prioritized-list-unknown-device-class",
+    ),
+    pytest.param(
+        pod(),
+        [prioritized(), DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        {**success([CLAIM], []), "score": (8, None)},
+        {"allocation": stamped(PRIORITIZED_ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="claim-with-prioritized-list",
+    ),
+]
+
+
+@pytest.mark.parametrize(("the_pod", "objects", "features", "expected", "written"), MORE_CASES)
+def test_more_of_upstreams_table(the_pod, objects, features, expected, written):
+    pl = DynamicResources(DynamicResourcesArgs(), FakeHandle(objects), features)
+    assert run(pl, the_pod) == expected
+    if written is not None:
+        assert status_of(pl.handle.cluster()) == written
+
+
+def test_skip_bind():
+    """Unreserve before PreBind drops the allocation in flight; nothing is written."""
+    pl = plugin([claim(), DEVICE_CLASS, WORKER_SLICE])
+    state = CycleState()
+    pl.pre_filter(state, pod(), [worker()])
+    assert pl.filter(state, pod(), worker()) is None
+    assert pl.reserve(state, pod(), NODE) is None
+    assert in_flight_names(pl) == [CLAIM]
+    pl.unreserve(state, pod(), NODE)
+    assert in_flight_names(pl) == []
+    assert status_of(pl.handle.cluster()) == {}
+
+
+def test_cel_runtime_error_for_one_of_two_nodes():
+    """A selector failing on one node stops the pod, though another node would do."""
+    pl = plugin([BROKEN_CLAIM, DEVICE_CLASS, WORKER_SLICE, slice_on("worker-2", True)])
+    state = CycleState()
+    nodes = [worker(), node_named("worker-2")]
+    pl.pre_filter(state, pod(), nodes)
+    assert pl.filter(state, pod(), nodes[0]) == Status.error(f"claim default/{CLAIM}: {CEL_ERROR}")
+
+
+def test_a_claim_reserved_for_too_many_consumers_is_in_use():
+    """``CanBeReserved``: at most 256 consumers; another pod has to wait."""
+    others = [{"resource": "pods", "name": f"p{i}", "uid": f"uid-{i}"} for i in range(256)]
+    pl = plugin([claim(allocation=GOOD_TOPOLOGY, reserved_for=others)])
+    assert run(pl, pod()) == {
+        "pre_filter": unresolvable("resourceclaim in use"),
+        "post_filter": NO_NEW_CLAIMS,
+    }
