@@ -317,14 +317,18 @@ class DatabaseCluster:
 
     def _release_claims(self, pods: list[Mapping[str, Any]]) -> None:
         """What the ResourceClaim controller does when pods go: their reservations freed,
-        claims nobody uses deallocated, claims made from templates for them deleted. Without
+        claims nobody uses deallocated, claims made for them (from templates, or by the
+        scheduler for DRA extended resources) deleted, as the garbage collector would. Without
         it a deleted pod's devices stay allocated. A real cluster's controller does it for
         objects from its API server."""
         if self.from_api_server:
             return
         controller = ResourceClaimController(self)
         for manifest in pods:
-            if (manifest.get("spec") or {}).get("resourceClaims"):
+            has_claims = (manifest.get("spec") or {}).get("resourceClaims") or (
+                manifest.get("status") or {}
+            ).get("extendedResourceClaimStatus")
+            if has_claims:
                 controller.pod_deleted(parse_object(manifest))
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:

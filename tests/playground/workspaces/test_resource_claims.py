@@ -166,3 +166,23 @@ def test_the_store_takes_the_claim_dynamic_resources_creates_for_extended_resour
         ],
         "resourceClaimName": claim.name,
     }
+
+
+def test_a_deleted_pods_extended_resource_claim_goes_with_it(cluster):
+    """The claim PreBind made for a pod's extended resources is owned by the pod: deleting
+    the pod deletes it, so its devices are free again."""
+    cluster.add_many(load_objects(EXTENDED_RESOURCE_OBJECTS))
+    pod = cluster.get("Pod", "trainer", "default")
+    node_info = NodeInfo()
+    node_info.set_node(cluster.get("Node", "dra-node"))
+    plugin = DynamicResources(DynamicResourcesArgs(), _Handle(cluster), Features.from_gates())
+    state = CycleState()
+    plugin.pre_filter(state, pod, [node_info])
+    plugin.filter(state, pod, node_info)
+    plugin.reserve(state, pod, "dra-node")
+    assert plugin.pre_bind(state, pod, "dra-node") is None
+    assert len(cluster.list("ResourceClaim")) == 1
+
+    cluster.delete(cluster.get("Pod", "trainer", "default"))
+
+    assert cluster.list("ResourceClaim") == []
