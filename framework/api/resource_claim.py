@@ -24,6 +24,10 @@ from framework.api.taints import Toleration
 DEVICE_ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 DEVICE_ALLOCATION_MODE_ALL = "All"
 
+RESOURCE_CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+"""resourceapi.Finalizer: set by the scheduler when it allocates a claim; the ResourceClaim
+controller removes it when it deallocates the claim."""
+
 ALLOCATION_CONFIG_SOURCE_CLASS = "FromClass"
 ALLOCATION_CONFIG_SOURCE_CLAIM = "FromClaim"
 
@@ -370,6 +374,30 @@ class ResourceClaim(KubeObject):
         else:
             data.pop("status", None)
         return data
+
+
+def has_finalizer(claim: ResourceClaim) -> bool:
+    """Whether the claim carries RESOURCE_CLAIM_FINALIZER (kept in its manifest)."""
+    finalizers = (claim.manifest.get("metadata") or {}).get("finalizers") or ()
+    return RESOURCE_CLAIM_FINALIZER in finalizers
+
+
+def with_finalizer(claim: ResourceClaim, present: bool) -> ResourceClaim:
+    """A copy of the claim with RESOURCE_CLAIM_FINALIZER added (or removed)."""
+    manifest = claim.to_dict()
+    metadata = dict(manifest.get("metadata") or {})
+    finalizers = [f for f in metadata.get("finalizers") or () if f != RESOURCE_CLAIM_FINALIZER]
+    if present:
+        finalizers.append(RESOURCE_CLAIM_FINALIZER)
+    if finalizers:
+        metadata["finalizers"] = finalizers
+    else:
+        metadata.pop("finalizers", None)
+    manifest["metadata"] = metadata
+    copy = ResourceClaim.from_dict(manifest)
+    copy.metadata.uid = claim.uid
+    copy.metadata.resource_version = claim.metadata.resource_version
+    return copy
 
 
 class ResourceClaimTemplate(KubeObject):

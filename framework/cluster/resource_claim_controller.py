@@ -4,7 +4,8 @@ In a cluster the controller creates one ResourceClaim per pod claim that names a
 ResourceClaimTemplate, owned by the pod and named from ``<pod>-<claim>-`` (generateName), and
 records it in the pod's ``status.resourceClaimStatuses``; the scheduler waits at PreEnqueue
 until then. When a pod goes away it removes the pod from its claims' ``reservedFor``,
-deallocates claims nobody uses any more, and deletes the claims generated for the pod.
+deallocates claims nobody uses any more (those the scheduler allocated: with its finalizer,
+which goes too), and deletes the claims generated for the pod.
 
 Names: the API server appends five random characters to a generateName; here they are derived
 from the pod's UID and claim name, so a simulation gives the same names every time.
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from framework.api.pod import Pod
-from framework.api.resource_claim import ResourceClaim
+from framework.api.resource_claim import ResourceClaim, has_finalizer, with_finalizer
 from framework.cluster.generated_names import deterministic_suffix
 from framework.cluster.memory import InMemoryCluster
 
@@ -77,7 +78,9 @@ class ResourceClaimController:
                 continue
             updated = claim.deep_copy()
             updated.status.reserved_for = remaining
-            if not remaining:
+            if not remaining and has_finalizer(claim):
+                # Allocated by the scheduler: deallocate, and drop the finalizer with it.
+                updated = with_finalizer(updated, False)
                 updated.status.allocation = None
             self.cluster.update(updated)
 

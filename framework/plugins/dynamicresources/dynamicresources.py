@@ -21,7 +21,12 @@ from typing import Any, NamedTuple
 from framework.api.field_errors import aggregate_message
 from framework.api.node_affinity import NodeSelector
 from framework.api.pod import Pod
-from framework.api.resource_claim import AllocationResult, ResourceClaim
+from framework.api.resource_claim import (
+    AllocationResult,
+    ResourceClaim,
+    has_finalizer,
+    with_finalizer,
+)
 from framework.cluster.generated_names import generated_name
 from framework.config.defaults import DYNAMIC_RESOURCES_BINDING_TIMEOUT_DEFAULT
 from framework.config.types import DynamicResourcesArgs
@@ -622,7 +627,8 @@ class DynamicResources(
             data.allocations[index] = allocation
             if data.is_extended_resource_claim(index):
                 claim = node_allocation.extended_resource_claim or claim
-            pending = claim.deep_copy()
+            # As it will be written (and the allocator sees it): finalizer and allocation.
+            pending = with_finalizer(claim, True) if not has_finalizer(claim) else claim.deep_copy()
             pending.status.allocation = allocation
             self.in_flight.signal(pending)
         return None
@@ -734,6 +740,9 @@ class DynamicResources(
         if allocation is not None:
             if current.status.allocation is not None:
                 raise _BindError(f"claim {klog_ref(claim)} got allocated elsewhere in the meantime")
+            if not has_finalizer(current):
+                # Upstream adds it in an update of its own first; here both go in one.
+                updated = with_finalizer(current, True)
             updated.status.allocation = allocation
         updated.status.reserved_for = [*current.status.reserved_for, pod_reference(pod)]
         if self.binding_conditions_enabled:

@@ -68,7 +68,11 @@ def test_a_deleted_pods_claims_are_released_as_the_controller_releases_them(clus
     shared = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaim",
-        "metadata": {"name": "shared", "namespace": "default"},
+        "metadata": {
+            "name": "shared",
+            "namespace": "default",
+            "finalizers": ["resource.kubernetes.io/delete-protection"],
+        },
         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}},
     }
     cluster.add_many([*load_objects(OBJECTS), shared])

@@ -757,3 +757,60 @@ def test_a_claim_reserved_for_too_many_consumers_is_in_use():
         "pre_filter": unresolvable("resourceclaim in use"),
         "post_filter": NO_NEW_CLAIMS,
     }
+
+
+FINALIZER = "resource.kubernetes.io/delete-protection"
+
+
+def finalizers_of(cluster: Any, name: str = CLAIM) -> list[str]:
+    metadata = cluster.get("ResourceClaim", name, "default").to_dict()["metadata"]
+    return metadata.get("finalizers", [])
+
+
+def with_finalizers(the_claim: ResourceClaim, finalizers: list[str]) -> ResourceClaim:
+    manifest = the_claim.to_dict()
+    manifest["metadata"]["finalizers"] = finalizers
+    return ResourceClaim.from_dict(manifest)
+
+
+@pytest.mark.parametrize(
+    ("initial", "before_pre_bind"),
+    [
+        ([], None),
+        ([FINALIZER], None),
+        ([FINALIZER], []),
+        ([], [FINALIZER]),
+    ],
+    ids=[
+        "with-resources",
+        "with-resources-has-finalizer",
+        "with-resources-finalizer-gets-removed",
+        "with-resources-finalizer-gets-added",
+    ],
+)
+def test_allocating_adds_the_finalizer_once(initial, before_pre_bind):
+    """PreBind adds the scheduler's finalizer with the allocation unless it is there."""
+    pl = plugin([with_finalizers(claim(), initial), DEVICE_CLASS, WORKER_SLICE])
+    cluster = pl.handle.cluster()
+    state = CycleState()
+    pl.pre_filter(state, pod(), [worker()])
+    assert pl.filter(state, pod(), worker()) is None
+    assert pl.reserve(state, pod(), NODE) is None
+    [pending] = pl.in_flight.claims()
+    assert pending.to_dict()["metadata"]["finalizers"] == [FINALIZER]
+    if before_pre_bind is not None:
+        cluster.update(
+            with_finalizers(cluster.get("ResourceClaim", CLAIM, "default"), before_pre_bind)
+        )
+    assert pl.pre_bind(state, pod(), NODE) is None
+    assert finalizers_of(cluster) == [FINALIZER]
+    assert status_of(cluster) == {
+        "allocation": stamped(ALLOCATION),
+        "reservedFor": RESERVED_FOR_POD,
+    }
+
+
+def test_reserving_an_allocated_claim_leaves_its_finalizers_alone():
+    pl = plugin([claim(allocation=GOOD_TOPOLOGY)])
+    assert run(pl, pod())["pre_bind"] is None
+    assert finalizers_of(pl.handle.cluster()) == []
