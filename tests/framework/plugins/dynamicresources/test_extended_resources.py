@@ -425,59 +425,203 @@ def test_the_next_pod_does_not_get_the_device_in_flight():
     assert pl.filter(second, other, worker()) == unresolvable("cannot allocate all claims")
 
 
-# -- request mappings (extendeddynamicresources_test.go) -----------------------------------------
+# -- requests and mappings: extendeddynamicresources_test.go ------------------------------------
+
+ER = "example.com/gpu"
+ER1 = ER + "1"
+ER_INIT = ER + "init"
+IMPLICIT_INIT = "deviceclass.resource.kubernetes.io/classInit"
 
 
-def container(name: str, requests: dict[str, str], restart_policy: str = "") -> dict[str, Any]:
-    data: dict[str, Any] = {"name": name, "resources": {"requests": requests}}
-    if restart_policy:
-        data["restartPolicy"] = restart_policy
-    return data
-
-
-def test_init_containers_reuse_the_devices_of_later_long_lived_containers():
-    """An init container runs before the containers: it reuses their devices and asks only
-    for what they do not cover; two init containers share the larger request."""
-    the_pod = Pod.from_dict(
-        {
-            "kind": "Pod",
-            "metadata": {"name": "p", "uid": "u"},
-            "spec": {
-                "initContainers": [
-                    container("init-a", {GPU: "3"}),
-                    container("init-b", {GPU: "2"}),
-                ],
-                "containers": [container("app", {GPU: "1"})],
-            },
-        }
+def table_pod(*containers: tuple[str, dict[str, str]]) -> Pod:
+    """Containers in order as upstream's wrappers add them: ``("res", ...)`` a container
+    ``con<i>``, ``("init", ...)`` ``init-con<i>``, ``("sidecar", ...)`` ``sidecar-con<i>``."""
+    regular: list[dict[str, Any]] = []
+    init: list[dict[str, Any]] = []
+    for kind, requests in containers:
+        resources = {"requests": requests}
+        if kind == "res":
+            regular.append({"name": f"con{len(regular)}", "resources": resources})
+        elif kind == "init":
+            init.append({"name": f"init-con{len(init)}", "resources": resources})
+        else:
+            init.append(
+                {
+                    "name": f"sidecar-con{len(init)}",
+                    "resources": resources,
+                    "restartPolicy": "Always",
+                }
+            )
+    spec: dict[str, Any] = {"containers": regular}
+    if init:
+        spec["initContainers"] = init
+    return Pod.from_dict(
+        {"kind": "Pod", "metadata": {"name": "my-pod", "uid": POD_UID}, "spec": spec}
     )
-    resolver = DeviceClassResolver([device_class()])
-    requests, mappings = create_requests_and_mappings(the_pod, {GPU: 3}, resolver)
-    assert requests == [request("container-0-request-0", count=2), request("container-2-request-0")]
-    assert mappings == [
-        mapping("app", GPU, "container-2-request-0"),
-        mapping("init-a", GPU, "container-2-request-0"),
-        mapping("init-a", GPU, "container-0-request-0"),
-        mapping("init-b", GPU, "container-2-request-0"),
-        mapping("init-b", GPU, "container-0-request-0"),
-    ]
 
 
-def test_a_sidecar_keeps_its_own_devices():
-    the_pod = Pod.from_dict(
-        {
-            "kind": "Pod",
-            "metadata": {"name": "p", "uid": "u"},
-            "spec": {
-                "initContainers": [container("sidecar", {GPU: "1"}, "Always")],
-                "containers": [container("app", {GPU: "1"})],
-            },
-        }
+def resolver(mapping: dict[str, str]) -> DeviceClassResolver:
+    """Upstream's mockDeviceClassResolver: resource name -> class name."""
+
+    class Mock(DeviceClassResolver):
+        def __init__(self) -> None:
+            self._classes = {name: device_class(cls, None) for name, cls in mapping.items()}
+
+    return Mock()
+
+
+POD_1 = table_pod(("res", {ER: "1", ER1: "2"}))
+POD_2 = table_pod(("res", {ER: "1"}), ("res", {ER1: "2"}))
+POD_INIT = table_pod(("res", {ER: "1"}), ("init", {ER_INIT: "2"}))
+POD_INIT_2 = table_pod(("res", {ER: "1"}), ("init", {ER_INIT: "1"}), ("init", {ER_INIT: "2"}))
+POD_INIT_3 = table_pod(
+    ("res", {ER: "1"}),
+    ("init", {ER_INIT: "1"}),
+    ("sidecar", {ER_INIT: "1"}),
+    ("init", {ER_INIT: "2"}),
+)
+POD_1_INIT_IMPLICIT = table_pod(("init", {ER_INIT: "1", IMPLICIT_INIT: "2"}))
+POD_INIT_IMPLICIT = table_pod(
+    ("res", {ER: "1"}), ("init", {ER_INIT: "1"}), ("init", {IMPLICIT_INIT: "2"})
+)
+RES = {ER: 1}
+RES_2 = {ER: 1, ER1: 2}
+RES_INIT = {ER: 1, ER_INIT: 2}
+RES_INIT_IMPLICIT = {ER: 1, ER_INIT: 2, IMPLICIT_INIT: 2}
+DEV_MAP = {ER: "class"}
+DEV_MAP_2 = {ER: "class", ER1: "class1"}
+DEV_MAP_INIT = {ER: "class", ER_INIT: "classInit", IMPLICIT_INIT: "classInit"}
+
+
+@pytest.mark.parametrize(
+    ("the_pod", "resources", "mapping", "want"),
+    [
+        pytest.param(POD_1, {}, {}, [], id="nil"),
+        pytest.param(
+            POD_1, RES, DEV_MAP, [("container-0-request-0", "class", 1)], id="one resource match"
+        ),
+        pytest.param(
+            POD_1,
+            RES_2,
+            DEV_MAP,
+            [("container-0-request-0", "class", 1)],
+            id="one resource match, one resource not match",
+        ),
+        pytest.param(
+            POD_1,
+            RES_2,
+            DEV_MAP_2,
+            [("container-0-request-0", "class", 1), ("container-0-request-1", "class1", 2)],
+            id="two resources match",
+        ),
+        pytest.param(
+            POD_2,
+            RES_2,
+            DEV_MAP_2,
+            [("container-0-request-0", "class", 1), ("container-1-request-0", "class1", 2)],
+            id="two containers match",
+        ),
+        pytest.param(
+            POD_INIT,
+            RES_INIT,
+            DEV_MAP_INIT,
+            [("container-0-request-0", "classInit", 2), ("container-1-request-0", "class", 1)],
+            id="one init container, one regular container",
+        ),
+        pytest.param(
+            POD_INIT_2,
+            RES_INIT,
+            DEV_MAP_INIT,
+            [("container-1-request-0", "classInit", 2), ("container-2-request-0", "class", 1)],
+            id="two init containers, one regular container",
+        ),
+        pytest.param(
+            POD_INIT_3,
+            RES_INIT,
+            DEV_MAP_INIT,
+            [
+                ("container-1-request-0", "classInit", 1),
+                ("container-2-request-0", "classInit", 2),
+                ("container-3-request-0", "class", 1),
+            ],
+            id="three init containers, one sidecar, one regular container",
+        ),
+    ],
+)
+def test_create_requests_and_mappings_requests(the_pod, resources, mapping, want):
+    requests, _ = create_requests_and_mappings(the_pod, resources, resolver(mapping))
+    assert requests == [request(name, class_name, count) for name, class_name, count in want]
+
+
+@pytest.mark.parametrize(
+    ("the_pod", "resources", "want"),
+    [
+        pytest.param(
+            POD_1,
+            RES_2,
+            [("con0", ER, "container-0-request-0"), ("con0", ER1, "container-0-request-1")],
+            id="one container, two requests",
+        ),
+        pytest.param(
+            POD_1_INIT_IMPLICIT,
+            RES_INIT_IMPLICIT,
+            [
+                ("init-con0", IMPLICIT_INIT, "container-0-request-0"),
+                ("init-con0", ER_INIT, "container-0-request-1"),
+            ],
+            id="one container, one explicit and one implicit request",
+        ),
+        pytest.param(
+            POD_2,
+            RES_2,
+            [("con0", ER, "container-0-request-0"), ("con1", ER1, "container-1-request-0")],
+            id="two containers, two requests",
+        ),
+        pytest.param(
+            POD_INIT,
+            RES_INIT,
+            [
+                ("init-con0", ER_INIT, "container-0-request-0"),
+                ("con0", ER, "container-1-request-0"),
+            ],
+            id="one init container, one regular container, one request",
+        ),
+        pytest.param(
+            POD_INIT_2,
+            RES_INIT,
+            [
+                ("init-con0", ER_INIT, "container-1-request-0"),
+                ("init-con1", ER_INIT, "container-1-request-0"),
+                ("con0", ER, "container-2-request-0"),
+            ],
+            id="three containers (two are init container), two requests",
+        ),
+        pytest.param(
+            POD_INIT_IMPLICIT,
+            RES_INIT_IMPLICIT,
+            [
+                ("init-con0", ER_INIT, "container-0-request-0"),
+                ("init-con1", IMPLICIT_INIT, "container-1-request-0"),
+                ("con0", ER, "container-2-request-0"),
+            ],
+            id="three containers (two are init container), both explicit and implicit resources",
+        ),
+        pytest.param(
+            POD_INIT_3,
+            RES_INIT,
+            [
+                ("init-con0", ER_INIT, "container-1-request-0"),
+                ("sidecar-con1", ER_INIT, "container-1-request-0"),
+                ("init-con2", ER_INIT, "container-2-request-0"),
+                ("con0", ER, "container-3-request-0"),
+            ],
+            id="four containers (two are init container, one sidecar), three requests",
+        ),
+    ],
+)
+def test_create_requests_and_mappings_mappings(the_pod, resources, want):
+    _, mappings = create_requests_and_mappings(
+        the_pod, resources, resolver(DEV_MAP_INIT | DEV_MAP_2)
     )
-    resolver = DeviceClassResolver([device_class()])
-    requests, mappings = create_requests_and_mappings(the_pod, {GPU: 2}, resolver)
-    assert requests == [request("container-0-request-0"), request("container-1-request-0")]
-    assert mappings == [
-        mapping("sidecar", GPU, "container-0-request-0"),
-        mapping("app", GPU, "container-1-request-0"),
-    ]
+    got = sorted((m["requestName"], m["containerName"], m["resourceName"]) for m in mappings)
+    assert got == [(request_name, c, r) for c, r, request_name in want]
