@@ -1,4 +1,5 @@
-"""Upstream's Test_computesScore and TestGatherAllocatedState tables (names kept)."""
+"""Upstream's Test_computesScore, TestGatherAllocatedState and TestNormalizeScore tables
+(names kept)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,19 @@ import pytest
 
 from framework.api.quantity import Quantity
 from framework.api.resource_claim import AllocationResult, ResourceClaim
+from framework.config.types import DynamicResourcesArgs
+from framework.interface.cycle_state import CycleState
 from framework.interface.status import Status
-from framework.plugins.dynamicresources.dynamicresources import compute_score
+from framework.interface.types import NodeScore
+from framework.plugins.dynamicresources.dynamicresources import DynamicResources, compute_score
 from framework.plugins.dynamicresources.in_flight import (
     InFlightAllocations,
     gather_allocated_state,
 )
 from framework.plugins.dynamicresources.structured.types import DeviceID
+from framework.plugins.feature import Features
 from tests.framework.plugins.dynamicresources.test_claims import ALLOCATION, claim
+from tests.framework.storage.builders import FakeHandle
 
 
 def prioritized_claim(*requests: tuple[str, int]) -> ResourceClaim:
@@ -205,3 +211,30 @@ def test_gather_allocated_state(
         assert state.aggregated_capacity == {}
     else:
         assert state.aggregated_capacity[shared]["my-cap"] == Quantity.parse(want_capacity)
+
+
+MAX_INT32 = 2**31 - 1
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        pytest.param([], [], id="empty"),
+        pytest.param([42], [100], id="single-score"),
+        pytest.param([8, 8], [100, 100], id="all-same"),
+        pytest.param([MAX_INT32, MAX_INT32], [100, 100], id="all-same-very-large"),
+        pytest.param([MAX_INT32, 0], [100, 0], id="max-and-min-values"),
+        pytest.param([99, 98, 97], [100, 98, 97], id="mid-value"),
+        pytest.param(
+            [MAX_INT32, MAX_INT32 - 1, 1, 0], [100, 99, 0, 0], id="large-spread-lost-precision"
+        ),
+    ],
+)
+def test_normalize_score(scores, expected):
+    pl = DynamicResources(DynamicResourcesArgs(), FakeHandle([]), Features.from_gates())
+    node_scores = [NodeScore(f"node-{i + 1}", score) for i, score in enumerate(scores)]
+    assert pl.normalize_score(CycleState(), None, node_scores) is None  # type: ignore[arg-type]
+    assert [s.score for s in node_scores] == expected
+    values = list(scores)
+    assert pl.normalize_score_values(CycleState(), None, values) is None  # type: ignore[arg-type]
+    assert values == expected
