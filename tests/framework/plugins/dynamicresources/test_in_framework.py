@@ -102,3 +102,60 @@ def test_simulate_creates_the_extended_resource_claims_of_the_example():
     assert "extendedResourceClaimStatus" not in (
         cluster.get("Pod", "one-gpu", "default").to_dict().get("status") or {}
     )
+
+
+BINDING_CONDITIONS_OBJECTS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: fabric}
+spec: {}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-fabric}
+spec:
+  driver: fabric.example.com
+  nodeName: n1
+  pool: {name: n1, resourceSliceCount: 1}
+  devices:
+  - {name: dev-0, bindsToNode: true, bindingConditions: [attached]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests: [{name: r, exactly: {deviceClassName: fabric}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+  resourceClaims: [{name: r, resourceClaimName: c}]
+"""
+
+
+def test_a_simulation_does_not_wait_for_binding_conditions_no_driver_sets():
+    """PreBind ends at once with upstream's timeout error; the wait does not move the clock."""
+    config = Path(__file__).resolve().parents[4] / "examples" / "dra-gpus" / "config.yaml"
+    simulation = Simulation(str(config), BINDING_CONDITIONS_OBJECTS)
+    start = simulation.clock.now()
+    [report] = simulation.run()
+    assert report.to_dict()["message"] == (
+        'running PreBind plugin "DynamicResources": device binding timeout: context deadline '
+        "exceeded"
+    )
+    assert [e["reason"] for e in simulation.cluster.events] == [
+        "BindingConditionsPending",
+        "FailedScheduling",
+    ]
+    # The simulator's own step of a millisecond per cycle, not the 600 seconds of the wait.
+    assert simulation.clock.now() < start + 1
+    allocation = simulation.cluster.get("ResourceClaim", "c", "default").status.allocation
+    assert [r.binding_conditions for r in allocation.results] == [["attached"]]
