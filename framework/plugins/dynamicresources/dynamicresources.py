@@ -103,7 +103,6 @@ from framework.plugins.helper.normalize_score import (
     default_normalize_score_values,
 )
 from framework.storage import lookup
-from framework.util.clock import FakeClock
 
 STATE_KEY = names.DYNAMIC_RESOURCES
 RESOURCE_SLICE_KIND = "ResourceSlice"
@@ -115,7 +114,7 @@ RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE = 256
 """resourceapi.ResourceClaimReservedForMaxSize: how many consumers a claim can have."""
 
 BINDING_CONDITIONS_POLL_INTERVAL = 5.0
-"""Seconds between two looks at the binding conditions while PreBind waits (upstream's)."""
+"""Seconds between two looks at the binding conditions in upstream's PreBind wait."""
 
 
 class _NodeAllocation(NamedTuple):
@@ -815,34 +814,34 @@ class DynamicResources(
     def _wait_for_binding_conditions(
         self, data: _StateData, pod: Pod, node_name: str
     ) -> Status | None:
-        """Waits until the drivers report the devices ready (``isPodReadyForBinding``, every
-        5 seconds until ``bindingTimeout``).
+        """Upstream's wait for the devices to get ready (``isPodReadyForBinding`` every 5
+        seconds until ``bindingTimeout``), without blocking.
 
-        On a real clock it sleeps between looks. On a simulation's fake clock nothing can
-        change the claims while PreBind runs, so it does not sleep: it walks the same look
-        times without waiting, which ends the way upstream's wait would end if no driver
-        acted (see docs/dra.md).
+        PreBind runs on the scheduler's own thread here (inline in simulations, on the
+        service's thread in the playground), where nothing can change a claim while it waits.
+        So it reads the claims once and walks upstream's look times without sleeping: the
+        outcome is the one upstream's wait reaches if no driver acts meanwhile, and a driver
+        (or user) that sets the conditions later is seen at the pod's next attempt (see
+        docs/dra.md).
         """
         self._record_binding_conditions_pending(pod, node_name)
-        clock = getattr(self.handle, "clock", None)
-        sleeps = clock is None or not isinstance(clock, FakeClock)
+        try:
+            self._refresh_claims(data)
+        except _BindError as err:
+            return Status.error(str(err))
         now = self._now()
         deadline = now + self.binding_timeout.total_seconds()
         while True:
             try:
                 if self._is_pod_ready_for_binding(data, now):
                     return None
-            except (BindingFailedError, _BindingTimeoutError, _BindError) as err:
+            except (BindingFailedError, _BindingTimeoutError) as err:
                 return Status.error(str(err))
             if now + BINDING_CONDITIONS_POLL_INTERVAL >= deadline:
                 return Status.error(
                     f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded"
                 )
-            if sleeps:
-                time.sleep(BINDING_CONDITIONS_POLL_INTERVAL)
-                now = self._now()
-            else:
-                now += BINDING_CONDITIONS_POLL_INTERVAL
+            now += BINDING_CONDITIONS_POLL_INTERVAL
 
     def _record_binding_conditions_pending(self, pod: Pod, node_name: str) -> None:
         event_recorder = getattr(self.handle, "event_recorder", None)
@@ -857,18 +856,22 @@ class DynamicResources(
                 f"waiting for binding conditions for device on node {node_name}",
             )
 
-    def _is_pod_ready_for_binding(self, data: _StateData, now: float) -> bool:
-        """Reads every claim anew: ready when all binding conditions are true."""
+    def _refresh_claims(self, data: _StateData) -> None:
+        """The claims as the cluster has them now (drivers write their device status)."""
         cluster = self.handle.cluster()
         for index, claim in enumerate(data.claims):
             current = cluster.get(RESOURCE_CLAIM_KIND, claim.name, claim.namespace)
             if current is None:
                 raise _BindError(f'{RESOURCE_CLAIM_RESOURCE} "{claim.name}" not found')
             data.claims[index] = current
-            if not binding_conditions.is_claim_ready_for_binding(current):
-                if binding_conditions.is_claim_timeout(current, self.binding_timeout, now):
+
+    def _is_pod_ready_for_binding(self, data: _StateData, now: float) -> bool:
+        """Ready when every claim's binding conditions are true (``isPodReadyForBinding``)."""
+        for claim in data.claims:
+            if not binding_conditions.is_claim_ready_for_binding(claim):
+                if binding_conditions.is_claim_timeout(claim, self.binding_timeout, now):
                     raise _BindingTimeoutError(
-                        f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: claim={current.name}"
+                        f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: claim={claim.name}"
                     )
                 return False
         return True

@@ -289,3 +289,30 @@ def test_dont_add_allocation_timestamp():
         "allocation": ALLOCATION,
         "reservedFor": RESERVED_FOR_POD,
     }
+
+
+def attempt(pl: DynamicResources) -> Status | None:
+    """One scheduling attempt on the worker, Unreserve after a failed PreBind."""
+    state = CycleState()
+    assert pl.pre_filter(state, pod(), [worker()])[1] is None
+    assert pl.filter(state, pod(), worker()) is None
+    assert pl.reserve(state, pod(), NODE) is None
+    status = pl.pre_bind(state, pod(), NODE)
+    if status is not None:
+        pl.unreserve(state, pod(), NODE)
+    return status
+
+
+def test_conditions_set_after_a_timeout_bind_the_pod_at_its_next_attempt():
+    """PreBind does not block: the first attempt ends with the timeout, a driver (or a
+    user editing the claim) then reports the device ready, and the next attempt binds on the
+    allocation already made."""
+    pl = plugin([ResourceClaim.from_dict(claim_manifest()), DEVICE_CLASS, fabric_slice()])
+    cluster = pl.handle.cluster()
+    assert attempt(pl) == Status.error("device binding timeout: context deadline exceeded")
+    assert status_of(cluster) == {"allocation": allocation_with_binding_conditions()}
+    ready = cluster.get("ResourceClaim", CLAIM, "default").to_dict()
+    ready["status"]["devices"] = [device_status({"condition": "True", "failed": "False"})]
+    cluster.update(ResourceClaim.from_dict(ready))
+    assert attempt(pl) is None
+    assert status_of(cluster)["reservedFor"] == RESERVED_FOR_POD
