@@ -10,7 +10,7 @@ give the devices up (PostFilter deallocates the claim on the next attempt).
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from framework.api.resource_claim import (
     AllocatedDeviceStatus,
@@ -20,6 +20,9 @@ from framework.api.resource_claim import (
 
 ERR_DEVICE_BINDING_TIMEOUT = "device binding timeout"
 ERR_DEVICE_BINDING_FAILED = "device binding failed"
+
+POLL_INTERVAL = 5.0
+"""Seconds between two looks at the binding conditions in upstream's PreBind wait."""
 
 
 class BindingFailedError(Exception):
@@ -61,6 +64,45 @@ def is_claim_timeout(claim: ResourceClaim, binding_timeout: _dt.timedelta, now: 
         return False
     deadline = allocation.allocation_timestamp + binding_timeout
     return deadline.timestamp() < now
+
+
+def wait_outcome(
+    claims: Sequence[ResourceClaim], binding_timeout: _dt.timedelta, now: float
+) -> str | None:
+    """How upstream's PreBind wait ends if nothing changes the claims meanwhile: None when
+    they are ready, else its error.
+
+    Upstream looks every POLL_INTERVAL seconds, from ``now`` until ``binding_timeout`` has
+    passed. Readiness and failures cannot change without a writer; only the claims' own
+    timeouts do, so the looks are walked without waiting.
+    """
+    deadline = now + binding_timeout.total_seconds()
+    look = now
+    while True:
+        try:
+            if _ready_at(claims, binding_timeout, look):
+                return None
+        except BindingFailedError as err:
+            return str(err)
+        except _ClaimTimedOut as err:
+            return f"{ERR_DEVICE_BINDING_TIMEOUT}: claim={err}"
+        if look + POLL_INTERVAL >= deadline:
+            return f"{ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded"
+        look += POLL_INTERVAL
+
+
+class _ClaimTimedOut(Exception):
+    """A claim waited for its binding conditions longer than ``bindingTimeout``."""
+
+
+def _ready_at(claims: Sequence[ResourceClaim], binding_timeout: _dt.timedelta, now: float) -> bool:
+    """``isPodReadyForBinding``: every claim ready; the first one not ready ends the look."""
+    for claim in claims:
+        if not is_claim_ready_for_binding(claim):
+            if is_claim_timeout(claim, binding_timeout, now):
+                raise _ClaimTimedOut(claim.name)
+            return False
+    return True
 
 
 def has_binding_conditions(claims: Iterable[ResourceClaim]) -> bool:

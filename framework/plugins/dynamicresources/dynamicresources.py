@@ -113,9 +113,6 @@ FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE = 256
 """resourceapi.ResourceClaimReservedForMaxSize: how many consumers a claim can have."""
 
-BINDING_CONDITIONS_POLL_INTERVAL = 5.0
-"""Seconds between two looks at the binding conditions in upstream's PreBind wait."""
-
 
 class _NodeAllocation(NamedTuple):
     """What Filter found for one node (upstream ``nodeAllocation``): the allocations of the
@@ -124,7 +121,7 @@ class _NodeAllocation(NamedTuple):
 
     results: list[AllocationResult]
     extended_resource_claim: ResourceClaim | None = None
-    request_mappings: list[dict[str, str]] = []
+    request_mappings: Sequence[dict[str, str]] = ()
 
 
 class _StateData:
@@ -814,14 +811,12 @@ class DynamicResources(
     def _wait_for_binding_conditions(
         self, data: _StateData, pod: Pod, node_name: str
     ) -> Status | None:
-        """Upstream's wait for the devices to get ready (``isPodReadyForBinding`` every 5
-        seconds until ``bindingTimeout``), without blocking.
+        """Upstream's wait for the devices to get ready, without blocking.
 
         PreBind runs on the scheduler's own thread here (inline in simulations, on the
         service's thread in the playground), where nothing can change a claim while it waits.
-        So it reads the claims once and walks upstream's look times without sleeping: the
-        outcome is the one upstream's wait reaches if no driver acts meanwhile, and a driver
-        (or user) that sets the conditions later is seen at the pod's next attempt (see
+        So it reads the claims once and takes the outcome upstream's wait reaches if no
+        driver acts meanwhile; conditions set later are seen at the pod's next attempt (see
         docs/dra.md).
         """
         self._record_binding_conditions_pending(pod, node_name)
@@ -829,19 +824,8 @@ class DynamicResources(
             self._refresh_claims(data)
         except _BindError as err:
             return Status.error(str(err))
-        now = self._now()
-        deadline = now + self.binding_timeout.total_seconds()
-        while True:
-            try:
-                if self._is_pod_ready_for_binding(data, now):
-                    return None
-            except (BindingFailedError, _BindingTimeoutError) as err:
-                return Status.error(str(err))
-            if now + BINDING_CONDITIONS_POLL_INTERVAL >= deadline:
-                return Status.error(
-                    f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded"
-                )
-            now += BINDING_CONDITIONS_POLL_INTERVAL
+        error = binding_conditions.wait_outcome(data.claims, self.binding_timeout, self._now())
+        return Status.error(error) if error is not None else None
 
     def _record_binding_conditions_pending(self, pod: Pod, node_name: str) -> None:
         event_recorder = getattr(self.handle, "event_recorder", None)
@@ -865,24 +849,9 @@ class DynamicResources(
                 raise _BindError(f'{RESOURCE_CLAIM_RESOURCE} "{claim.name}" not found')
             data.claims[index] = current
 
-    def _is_pod_ready_for_binding(self, data: _StateData, now: float) -> bool:
-        """Ready when every claim's binding conditions are true (``isPodReadyForBinding``)."""
-        for claim in data.claims:
-            if not binding_conditions.is_claim_ready_for_binding(claim):
-                if binding_conditions.is_claim_timeout(claim, self.binding_timeout, now):
-                    raise _BindingTimeoutError(
-                        f"{binding_conditions.ERR_DEVICE_BINDING_TIMEOUT}: claim={claim.name}"
-                    )
-                return False
-        return True
-
     def _now(self) -> float:
         clock = getattr(self.handle, "clock", None)
         return clock.now() if clock is not None else time.time()
-
-
-class _BindingTimeoutError(Exception):
-    """A claim waited for its binding conditions longer than ``bindingTimeout``."""
 
 
 class _BindError(Exception):
