@@ -9,11 +9,12 @@ written back by ``to_dict``.
 
 from __future__ import annotations
 
+import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Self
 
 from framework.api.device_class import DeviceSelector
-from framework.api.fields import Fields
+from framework.api.fields import Fields, format_time
 from framework.api.meta import KubeObject, ObjectMeta
 from framework.api.node_affinity import NodeSelector
 from framework.api.quantity import Quantity
@@ -22,6 +23,10 @@ from framework.api.taints import Toleration
 
 DEVICE_ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 DEVICE_ALLOCATION_MODE_ALL = "All"
+
+RESOURCE_CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+"""resourceapi.Finalizer: set by the scheduler when it allocates a claim; the ResourceClaim
+controller removes it when it deallocates the claim."""
 
 ALLOCATION_CONFIG_SOURCE_CLASS = "FromClass"
 ALLOCATION_CONFIG_SOURCE_CLAIM = "FromClaim"
@@ -215,6 +220,8 @@ class AllocationResult:
     config: list[DeviceAllocationConfiguration] = field(default_factory=list)
     node_selector: NodeSelector | None = None
     node_selector_dict: dict[str, Any] | None = None
+    allocation_timestamp: _dt.datetime | None = None
+    """When PreBind wrote the allocation: binding conditions time out counting from it."""
 
     @classmethod
     def parse(cls, f: Fields) -> AllocationResult:
@@ -225,6 +232,7 @@ class AllocationResult:
             config=devices.parse_list("config", DeviceAllocationConfiguration.parse),
             node_selector=f.parse_optional("nodeSelector", NodeSelector.parse),
             node_selector_dict=dict(raw_selector) if raw_selector is not None else None,
+            allocation_timestamp=f.time("allocationTimestamp"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -236,6 +244,8 @@ class AllocationResult:
         data: dict[str, Any] = {"devices": devices} if devices else {}
         if self.node_selector_dict is not None:
             data["nodeSelector"] = self.node_selector_dict
+        if self.allocation_timestamp is not None:
+            data["allocationTimestamp"] = format_time(self.allocation_timestamp)
         return data
 
 
@@ -255,16 +265,62 @@ class ResourceClaimConsumerReference:
         return {"apiGroup": self.api_group, **data} if self.api_group else data
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceCondition:
+    """One of a device's ``conditions`` (a metav1.Condition): what binding conditions name."""
+
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+
+    @classmethod
+    def parse(cls, f: Fields) -> DeviceCondition:
+        return cls(f.string("type"), f.string("status"), f.string("reason"), f.string("message"))
+
+
+@dataclass(slots=True)
+class AllocatedDeviceStatus:
+    """``status.devices[]``: what a driver reports about one allocated device.
+
+    Only the conditions are read (binding conditions); ``raw`` is the entry as written.
+    """
+
+    driver: str
+    pool: str
+    device: str
+    conditions: list[DeviceCondition] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, f: Fields) -> AllocatedDeviceStatus:
+        return cls(
+            f.string("driver"),
+            f.string("pool"),
+            f.string("device"),
+            f.parse_list("conditions", DeviceCondition.parse),
+            dict(f.data),
+        )
+
+    def condition(self, condition_type: str) -> DeviceCondition | None:
+        for condition in self.conditions:
+            if condition.type == condition_type:
+                return condition
+        return None
+
+
 @dataclass(slots=True)
 class ResourceClaimStatus:
     allocation: AllocationResult | None = None
     reserved_for: list[ResourceClaimConsumerReference] = field(default_factory=list)
+    devices: list[AllocatedDeviceStatus] = field(default_factory=list)
 
     @classmethod
     def parse(cls, f: Fields) -> ResourceClaimStatus:
         return cls(
             allocation=f.parse_optional("allocation", AllocationResult.parse),
             reserved_for=f.parse_list("reservedFor", ResourceClaimConsumerReference.parse),
+            devices=f.parse_list("devices", AllocatedDeviceStatus.parse),
         )
 
 
@@ -297,7 +353,8 @@ class ResourceClaim(KubeObject):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The manifest with the status the scheduler writes (allocation, reservedFor)."""
+        """The manifest with the status the scheduler writes (allocation, reservedFor,
+        devices cleared on deallocation)."""
         data = super().to_dict()
         status = dict(data.get("status") or {})
         if self.status.allocation is not None:
@@ -308,11 +365,39 @@ class ResourceClaim(KubeObject):
             status["reservedFor"] = [ref.to_dict() for ref in self.status.reserved_for]
         else:
             status.pop("reservedFor", None)
+        if self.status.devices:
+            status["devices"] = [dict(device.raw) for device in self.status.devices]
+        else:
+            status.pop("devices", None)
         if status:
             data["status"] = status
         else:
             data.pop("status", None)
         return data
+
+
+def has_finalizer(claim: ResourceClaim) -> bool:
+    """Whether the claim carries RESOURCE_CLAIM_FINALIZER (kept in its manifest)."""
+    finalizers = (claim.manifest.get("metadata") or {}).get("finalizers") or ()
+    return RESOURCE_CLAIM_FINALIZER in finalizers
+
+
+def with_finalizer(claim: ResourceClaim, present: bool) -> ResourceClaim:
+    """A copy of the claim with RESOURCE_CLAIM_FINALIZER added (or removed)."""
+    manifest = claim.to_dict()
+    metadata = dict(manifest.get("metadata") or {})
+    finalizers = [f for f in metadata.get("finalizers") or () if f != RESOURCE_CLAIM_FINALIZER]
+    if present:
+        finalizers.append(RESOURCE_CLAIM_FINALIZER)
+    if finalizers:
+        metadata["finalizers"] = finalizers
+    else:
+        metadata.pop("finalizers", None)
+    manifest["metadata"] = metadata
+    copy = ResourceClaim.from_dict(manifest)
+    copy.metadata.uid = claim.uid
+    copy.metadata.resource_version = claim.metadata.resource_version
+    return copy
 
 
 class ResourceClaimTemplate(KubeObject):

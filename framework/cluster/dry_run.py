@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from framework.cluster.interface import NotFoundError
+from framework.cluster.interface import AlreadyExistsError, NotFoundError
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +66,12 @@ class DryRunCluster:
 
     # ------------------------------------------------------------------------------------------
     # Writes, recorded
+
+    def create(self, obj: Any) -> Any:
+        if self.get(obj.kind, obj.name, obj.namespace) is not None:
+            raise AlreadyExistsError(f'{_resource(obj.kind)} "{obj.name}" already exists')
+        self._record("create", _resource(obj.kind), obj.key, {})
+        return obj
 
     def update(self, obj: Any) -> Any:
         self._existing(obj.kind, obj.name, obj.namespace)

@@ -25,6 +25,11 @@ class Cluster(Protocol):
         """Calls ``handler(event_type, old, new)`` (ADDED / MODIFIED / DELETED) on every change."""
         ...
 
+    def create(self, obj: Any) -> Any:
+        """Creates an object that must not exist yet (the claim DynamicResources makes for
+        extended resources); raises AlreadyExistsError otherwise."""
+        ...
+
     def update(self, obj: Any) -> Any:
         """Replaces an existing object (e.g. a PVC the volume binder annotates)."""
         ...
@@ -54,6 +59,10 @@ class Cluster(Protocol):
 
 class BindError(Exception):
     """A bind the cluster refused (pod gone, uid mismatch, already bound...)."""
+
+
+class AlreadyExistsError(Exception):
+    """A create for an object that exists (the API server's AlreadyExists)."""
 
 
 class NotFoundError(KeyError):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from framework.api.pod import PodCondition
-from framework.cluster.interface import BindError, NotFoundError
+from framework.cluster.interface import AlreadyExistsError, BindError, NotFoundError
 
 WatchHandler = Callable[[str, Any, Any], None]
 
@@ -57,6 +57,12 @@ class InMemoryCluster:
         stored = self._store(obj)
         self._notify("MODIFIED" if old is not None else "ADDED", old, stored)
         return stored
+
+    def create(self, obj: Any) -> Any:
+        """Creates an object; AlreadyExistsError if one with its kind and name exists."""
+        if self.get(obj.kind, obj.name, obj.namespace) is not None:
+            raise AlreadyExistsError(f'{obj.kind.lower()}s "{obj.name}" already exists')
+        return self.add(obj)
 
     def update(self, obj: Any) -> Any:
         old = self.get(obj.kind, obj.name, obj.namespace)

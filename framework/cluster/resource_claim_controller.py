@@ -4,7 +4,8 @@ In a cluster the controller creates one ResourceClaim per pod claim that names a
 ResourceClaimTemplate, owned by the pod and named from ``<pod>-<claim>-`` (generateName), and
 records it in the pod's ``status.resourceClaimStatuses``; the scheduler waits at PreEnqueue
 until then. When a pod goes away it removes the pod from its claims' ``reservedFor``,
-deallocates claims nobody uses any more, and deletes the claims generated for the pod.
+deallocates claims nobody uses any more (those the scheduler allocated: with its finalizer,
+which goes too), and deletes the claims generated for the pod.
 
 Names: the API server appends five random characters to a generateName; here they are derived
 from the pod's UID and claim name, so a simulation gives the same names every time.
@@ -12,11 +13,11 @@ from the pod's UID and claim name, so a simulation gives the same names every ti
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from framework.api.pod import Pod
-from framework.api.resource_claim import ResourceClaim
+from framework.api.resource_claim import ResourceClaim, has_finalizer, with_finalizer
+from framework.cluster.generated_names import deterministic_suffix
 from framework.cluster.memory import InMemoryCluster
 
 POD_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -24,11 +25,6 @@ POD_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 MAX_BASE_LEN = 57
 """Room for a hyphen and five random characters in a 63-character name (upstream's rule)."""
-
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-"""The characters the API server draws a generateName suffix from (no vowels, no 0, 1, 3)."""
-
-_SUFFIX_LEN = 5
 
 
 class ResourceClaimController:
@@ -94,7 +90,9 @@ class ResourceClaimController:
                 continue
             updated = claim.deep_copy()
             updated.status.reserved_for = remaining
-            if not remaining:
+            if not remaining and has_finalizer(claim):
+                # Allocated by the scheduler: deallocate, and drop the finalizer with it.
+                updated = with_finalizer(updated, False)
                 updated.status.allocation = None
             self.cluster.update(updated)
 
@@ -141,12 +139,6 @@ def generate_name(pod_name: str, pod_claim_name: str) -> str:
             + pod_claim_name[: len(pod_claim_name) * MAX_BASE_LEN // len(base)]
         )
     return base
-
-
-def deterministic_suffix(seed: str, attempt: int = 0) -> str:
-    """Five characters of the API server's alphabet, derived from ``seed``."""
-    digest = hashlib.sha256(f"{seed}#{attempt}".encode()).digest()
-    return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:_SUFFIX_LEN])
 
 
 def generated_claim(

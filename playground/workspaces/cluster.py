@@ -43,7 +43,7 @@ from framework.api.loader import (
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
 from framework.api.scheduling import PriorityClass
-from framework.cluster.interface import BindError, NotFoundError
+from framework.cluster.interface import AlreadyExistsError, BindError, NotFoundError
 from framework.cluster.resource_claim_controller import ResourceClaimController
 from playground.workspaces import node_lifecycle, resource_claims
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
@@ -57,10 +57,6 @@ DISPATCH_BATCH = 1000
 """Changes read from the log at a time when delivering them to watchers."""
 DELETE_BATCH = 500
 """Objects deleted per statement by ``delete_many`` (a database limits a query's parameters)."""
-
-
-class AlreadyExistsError(Exception):
-    """A create for an object that exists (the API server's AlreadyExists)."""
 
 
 class ConflictError(Exception):
@@ -368,14 +364,18 @@ class DatabaseCluster:
 
     def _release_claims(self, pods: list[Mapping[str, Any]]) -> None:
         """What the ResourceClaim controller does when pods go: their reservations freed,
-        claims nobody uses deallocated, claims made from templates for them deleted. Without
+        claims nobody uses deallocated, claims made for them (from templates, or by the
+        scheduler for DRA extended resources) deleted, as the garbage collector would. Without
         it a deleted pod's devices stay allocated. A real cluster's controller does it for
         objects from its API server."""
         if self.from_api_server:
             return
         controller = ResourceClaimController(self)
         for manifest in pods:
-            if (manifest.get("spec") or {}).get("resourceClaims"):
+            has_claims = (manifest.get("spec") or {}).get("resourceClaims") or (
+                manifest.get("status") or {}
+            ).get("extendedResourceClaimStatus")
+            if has_claims:
                 controller.pod_deleted(parse_object(manifest))
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:

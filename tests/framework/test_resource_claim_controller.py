@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from framework.api.pod import Pod
-from framework.api.resource_claim import ResourceClaim, ResourceClaimTemplate
+from framework.api.resource_claim import ResourceClaim, ResourceClaimTemplate, has_finalizer
 from framework.cluster.memory import InMemoryCluster
 from framework.cluster.resource_claim_controller import (
     POD_RESOURCE_CLAIM_ANNOTATION,
@@ -116,11 +118,15 @@ def test_a_pod_created_before_its_template_gets_its_claim_when_the_template_come
     assert cluster.get("Pod", "other", "default").status.resource_claim_statuses == []
 
 
-def test_a_deleted_pod_loses_its_generated_claim_and_its_reservations():
+@pytest.mark.parametrize("finalizer", [True, False])
+def test_a_deleted_pod_loses_its_generated_claim_and_its_reservations(finalizer):
+    metadata: dict = {"name": "shared", "namespace": "default"}
+    if finalizer:
+        metadata["finalizers"] = ["resource.kubernetes.io/delete-protection"]
     shared = ResourceClaim.from_dict(
         {
             "kind": "ResourceClaim",
-            "metadata": {"name": "shared", "namespace": "default"},
+            "metadata": metadata,
             "spec": {},
             "status": {
                 "allocation": {"devices": {"results": []}},
@@ -144,6 +150,8 @@ def test_a_deleted_pod_loses_its_generated_claim_and_its_reservations():
     cluster.delete(cluster.get("Pod", "by-name", "default"))
     [left] = cluster.list("ResourceClaim")
     assert left.name == "shared"
-    # Nobody uses it any more: the controller deallocates it.
     assert left.status.reserved_for == []
-    assert left.status.allocation is None
+    # Nobody uses it any more: the controller deallocates it if the scheduler allocated it
+    # (its finalizer says so), and drops the finalizer; otherwise it leaves it allocated.
+    assert (left.status.allocation is None) == finalizer
+    assert not has_finalizer(left)

@@ -2,17 +2,23 @@
 
 With DRAExtendedResource on, a pod's extended resource that some DeviceClass maps (through
 ``spec.extendedResourceName``, or implicitly as ``deviceclass.resource.kubernetes.io/<class>``)
-may be satisfied either by a device plugin on the node or by DRA devices. The simulator holds
-no ResourceSlices, so no node ever offers DRA devices: a node satisfies such a request only
-through its allocatable (device plugin), which is what upstream concludes on such a cluster.
+is satisfied either by a device plugin on the node (the node's allocatable lists it) or by
+DRA devices. For the DRA part the plugin uses one special claim per pod: PreFilter makes it
+in memory (name ``<extended-resources>``, no requests), Filter gives each node its own copy
+with one request per container and resource the node must serve through DRA, the allocator
+fills it, and PreBind creates it in the cluster, owned by the pod. This module builds those
+claims and the pod's request mappings (``status.extendedResourceClaimStatus``).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from framework.api.pod import Pod
+from framework.api.pod import Container, Pod
+from framework.api.quantity import Quantity
+from framework.api.resource_claim import DEVICE_ALLOCATION_MODE_EXACT_COUNT, ResourceClaim
 from framework.api.resources import (
     RESOURCE_DEVICE_CLASS_PREFIX,
     is_dra_extended_resource_name,
@@ -22,6 +28,14 @@ from framework.interface.node_info import NodeInfo, Resource
 from framework.storage import lookup
 
 DEVICE_CLASS_KIND = "DeviceClass"
+
+SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
+"""The in-memory claim's name: not a valid name, so it never clashes with a real claim."""
+
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+"""resourceapi.ExtendedResourceClaimAnnotation: set to "true" on the claim PreBind creates."""
+
+_TEMPORARY_UID_NAMESPACE = uuid.UUID("3e0c8a51-2f6b-4c1e-9d7a-5b8e4f2a9c60")
 
 
 class DeviceClassResolver:
@@ -99,3 +113,193 @@ def resources_needing_dra(
         elif name not in allocatable:
             return {}, name
     return needed, None
+
+
+# -- the special claim ---------------------------------------------------------------------------
+
+
+def find_extended_resource_claim(pod: Pod, claims: list[ResourceClaim]) -> ResourceClaim | None:
+    """The claim an earlier cycle created for the pod: annotated and controlled by the pod."""
+    for claim in claims:
+        if claim.metadata.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
+            continue
+        for owner in claim.metadata.owner_references:
+            if owner.name == pod.name and owner.controller and owner.uid == pod.uid:
+                return claim
+    return None
+
+
+def in_memory_claim(pod: Pod) -> ResourceClaim:
+    """The claim PreFilter starts from: no requests yet, owned by the pod, a temporary UID.
+
+    Upstream's temporary UID is random; this one is derived from the pod's UID, so that
+    simulations are reproducible (it is only used to track the allocation in flight).
+    """
+    return ResourceClaim.from_dict(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {
+                "name": SPECIAL_CLAIM_IN_MEM_NAME,
+                "generateName": f"{pod.name}-extended-resources-",
+                "namespace": pod.namespace,
+                "uid": str(uuid.uuid5(_TEMPORARY_UID_NAMESPACE, pod.uid)),
+                "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+                "ownerReferences": [
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Pod",
+                        "name": pod.name,
+                        "uid": pod.uid,
+                        "controller": True,
+                    }
+                ],
+            },
+            "spec": {},
+        }
+    )
+
+
+def is_special_claim_name(name: str) -> bool:
+    return name == SPECIAL_CLAIM_IN_MEM_NAME
+
+
+def with_requests(claim: ResourceClaim, requests: list[dict[str, Any]]) -> ResourceClaim:
+    """A copy of the in-memory claim asking for ``requests`` (one node's variant)."""
+    manifest = claim.to_dict()
+    manifest["spec"] = {"devices": {"requests": requests}}
+    return ResourceClaim.from_dict(manifest)
+
+
+def for_creation(claim: ResourceClaim, name: str) -> ResourceClaim:
+    """The node's claim as PreBind creates it: its generated name, no UID, no status."""
+    manifest = claim.to_dict()
+    metadata = dict(manifest["metadata"])
+    metadata["name"] = name
+    metadata.pop("uid", None)
+    manifest["metadata"] = metadata
+    manifest.pop("status", None)
+    return ResourceClaim.from_dict(manifest)
+
+
+# -- requests and mappings -----------------------------------------------------------------------
+
+
+def create_requests_and_mappings(
+    pod: Pod, extended_resources: Mapping[str, int], resolver: DeviceClassResolver
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """The device requests for what the node serves through DRA, and which container and
+    resource each request is for (``createRequestsAndMappings``).
+
+    Requests are named ``container-<i>-request-<j>``: ``i`` indexes init containers then
+    containers, ``j`` the resource among the container's sorted request names. Long-lived
+    containers (regular ones and sidecars) get their own devices; the other init containers
+    run one at a time, so they reuse the devices of the long-lived containers after them and
+    share the largest extra request among themselves.
+    """
+    containers = [*pod.spec.init_containers, *pod.spec.containers]
+    num_init = len(pod.spec.init_containers)
+    long_lived, short_lived = _partition_container_indices(containers, num_init)
+    requests: list[dict[str, Any]] = []
+    mappings: list[dict[str, str]] = []
+    for resource in sorted(extended_resources):
+        device_class = resolver.get_device_class(resource)
+        if device_class is None:
+            continue
+        long_lived_requests: list[dict[str, Any] | None] = [None] * len(containers)
+        long_lived_mappings: list[dict[str, str]] = []
+        for i in long_lived:
+            request, container_mappings = _request_and_mappings(
+                i, containers[i], resource, device_class.name, []
+            )
+            long_lived_requests[i] = request
+            long_lived_mappings.extend(container_mappings)
+        largest_short_lived: dict[str, Any] | None = None
+        short_lived_names: set[str] = set()
+        short_lived_mappings: list[dict[str, str]] = []
+        for i in short_lived:
+            request, container_mappings = _request_and_mappings(
+                i, containers[i], resource, device_class.name, long_lived_requests[i:]
+            )
+            if request is not None:
+                short_lived_names.add(request["name"])
+                if largest_short_lived is None or _count(largest_short_lived) < _count(request):
+                    largest_short_lived = request
+            short_lived_mappings.extend(container_mappings)
+        if largest_short_lived is not None and len(short_lived_names) > 1:
+            short_lived_names.discard(largest_short_lived["name"])
+            for mapping in short_lived_mappings:
+                if mapping["requestName"] in short_lived_names:
+                    mapping["requestName"] = largest_short_lived["name"]
+        if largest_short_lived is not None:
+            requests.append(largest_short_lived)
+        requests.extend(r for r in long_lived_requests if r is not None)
+        mappings.extend(long_lived_mappings)
+        mappings.extend(short_lived_mappings)
+    requests.sort(key=lambda request: request["name"])
+    return requests, mappings
+
+
+def _partition_container_indices(
+    containers: list[Container], num_init: int
+) -> tuple[list[int], list[int]]:
+    """Indices of long-lived containers (regular and sidecars) and of the other init ones."""
+    long_lived, short_lived = [], []
+    for i, container in enumerate(containers):
+        if i < num_init and not container.is_restartable_init_container:
+            short_lived.append(i)
+        else:
+            long_lived.append(i)
+    return long_lived, short_lived
+
+
+def _request_and_mappings(
+    index: int,
+    container: Container,
+    resource: str,
+    class_name: str,
+    reusable: list[dict[str, Any] | None],
+) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
+    """The container's request for the resource (None if reused devices suffice or it asks
+    for none) and its mappings (``createResourceRequestAndMappings``)."""
+    requests = container.resources.requests
+    quantity = requests.get(resource)
+    wanted = _as_int64(quantity) if quantity is not None else None
+    if not wanted:
+        return None, []
+    mappings: list[dict[str, str]] = []
+    covered = 0
+    for request in reusable:
+        if request is None:
+            continue
+        covered += _count(request)
+        mappings.append(_mapping(container, resource, request["name"]))
+        if covered >= wanted:
+            return None, mappings
+    position = sorted(requests).index(resource)
+    name = f"container-{index}-request-{position}"
+    request = {
+        "name": name,
+        "exactly": {
+            "deviceClassName": class_name,
+            "allocationMode": DEVICE_ALLOCATION_MODE_EXACT_COUNT,
+            "count": wanted - covered,
+        },
+    }
+    mappings.append(_mapping(container, resource, name))
+    return request, mappings
+
+
+def _mapping(container: Container, resource: str, request_name: str) -> dict[str, str]:
+    """One ``ContainerExtendedResourceRequest`` of the pod's status."""
+    return {"containerName": container.name, "resourceName": resource, "requestName": request_name}
+
+
+def _count(request: dict[str, Any]) -> int:
+    return request["exactly"]["count"]
+
+
+def _as_int64(quantity: Quantity) -> int | None:
+    """The quantity as a whole number, None when it has a fraction (``AsInt64``)."""
+    whole, fraction = divmod(quantity.nanos, 1_000_000_000)
+    return None if fraction else whole

@@ -25,7 +25,15 @@ from framework.interface.types import MAX_NODE_SCORE, SignFragment
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import go_type_name
-from framework.plugins.noderesources.fit import compute_pod_resource_request, resources_signature
+from framework.plugins.noderesources.dra_extended_resources import (
+    DRAPreScoreState,
+    dra_pre_score_state,
+)
+from framework.plugins.noderesources.fit import (
+    compute_pod_resource_request,
+    dra_backed_resources,
+    resources_signature,
+)
 from framework.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     is_best_effort_pod,
@@ -36,12 +44,14 @@ PRE_SCORE_STATE_KEY = "PreScore" + names.NODE_RESOURCES_BALANCED_ALLOCATION
 
 
 class _PreScoreState:
-    """The pod's request of each configured resource, in the args' resource order."""
+    """The pod's request of each configured resource, in the args' resource order, and
+    the ResourceSlices and claims when a scored resource is backed by DRA."""
 
-    __slots__ = ("pod_requests",)
+    __slots__ = ("dra", "pod_requests")
 
-    def __init__(self, pod_requests: list[int]) -> None:
+    def __init__(self, pod_requests: list[int], dra: DRAPreScoreState | None = None) -> None:
         self.pod_requests = pod_requests
+        self.dra = dra
 
     def clone(self) -> _PreScoreState:
         return self
@@ -54,6 +64,8 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin, SignPlugin):
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
         self.enable_pod_level_resources = features.enable_pod_level_resources
+        self.enable_dra_extended_resource = features.enable_dra_extended_resource
+        self.enable_dra_consumable_capacity = features.enable_dra_consumable_capacity
         if not isinstance(args, NodeResourcesBalancedAllocationArgs):
             raise ValueError(
                 "want args to be of type NodeResourcesBalancedAllocationArgs, "
@@ -77,8 +89,15 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin, SignPlugin):
         )
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
-        """The score depends on the pod's requests and overhead (the same fragment as Fit's)."""
+        """The score depends on the pod's requests and overhead (the same fragment as Fit's);
+        a pod whose extended resource a DeviceClass maps is not signed."""
         request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        cluster = self.handle.cluster() if self.handle is not None else None
+        if dra_backed_resources(request, cluster, self.enable_dra_extended_resource):
+            return None, Status(
+                Code.UNSCHEDULABLE,
+                "signature disabled when dra extended resources are used in the cluster",
+            )
         return [SignFragment(RESOURCES_SIGNER_NAME, resources_signature(request))], None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -87,29 +106,43 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin, SignPlugin):
             # Scoring pods that request nothing would pile them onto the same nodes
             # (upstream issue 129138).
             return Status(Code.SKIP)
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pod_requests))
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pod_requests, self._dra_pre_score_state()))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        try:
-            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
-        except NotFoundError:
-            # PreScore is disabled in this profile: work it out here.
-            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
-            if is_best_effort_pod(pod_requests):
-                return 0, None
-        return self.scorer.score(node_info, pod_requests)
+        pod_requests, dra = self._pre_score_state(state, pod)
+        if pod_requests is None:
+            return 0, None
+        return self.scorer.score(node_info, pod_requests, dra)
 
     def score_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
+        pod_requests, dra = self._pre_score_state(state, pod)
+        if pod_requests is None:
+            return [0] * len(node_infos), None
+        return self.scorer.score_nodes(node_infos, pod_requests, dra)
+
+    def _pre_score_state(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[list[int] | None, DRAPreScoreState | None]:
+        """The pod's requests (None: a best-effort pod, scored 0) and the DRA state."""
         try:
-            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
+            pre_score_state = state.read(PRE_SCORE_STATE_KEY)
         except NotFoundError:
+            # PreScore is disabled in this profile: work it out here.
             pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
             if is_best_effort_pod(pod_requests):
-                return [0] * len(node_infos), None
-        return self.scorer.score_nodes(node_infos, pod_requests)
+                return None, None
+            return pod_requests, self._dra_pre_score_state()
+        return pre_score_state.pod_requests, pre_score_state.dra
+
+    def _dra_pre_score_state(self) -> DRAPreScoreState | None:
+        if not self.enable_dra_extended_resource or self.handle is None:
+            return None
+        return dra_pre_score_state(
+            self.handle.cluster(), self.scorer.resources, self.enable_dra_consumable_capacity
+        )
 
 
 def balanced_resource_scorer(

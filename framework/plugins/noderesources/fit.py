@@ -21,6 +21,7 @@ from framework.api.resources import (
     RESOURCE_EPHEMERAL_STORAGE,
     RESOURCE_MEMORY,
     RESOURCE_PODS,
+    is_dra_extended_resource_name,
     is_extended_resource_name,
     is_scalar_resource_name,
     pod_request_list,
@@ -65,8 +66,13 @@ from framework.interface.signers import RESOURCES_SIGNER_NAME
 from framework.interface.status import Code, Status, StatusError
 from framework.interface.types import PreFilterResult, SignFragment
 from framework.plugins import names
+from framework.plugins.dynamicresources.extended_resources import DeviceClassResolver
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import as_typed, go_type_name
+from framework.plugins.noderesources.dra_extended_resources import (
+    DRAPreScoreState,
+    dra_pre_score_state,
+)
 from framework.plugins.noderesources.least_allocated import (
     least_resource_batch_scorer,
     least_resource_scorer,
@@ -105,25 +111,34 @@ class InsufficientResource(NamedTuple):
 
 
 class _PreFilterState:
-    """The pod's requests, and the scalar resources Filter must check, computed once."""
+    """The pod's requests, the scalar resources Filter must check, and those a DeviceClass
+    maps (DynamicResources takes them on a node without them), computed once."""
 
-    __slots__ = ("request", "scalars_to_check")
+    __slots__ = ("dra_backed", "request", "scalars_to_check")
 
-    def __init__(self, request: Resource, scalars_to_check: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        request: Resource,
+        scalars_to_check: tuple[str, ...],
+        dra_backed: frozenset[str] = frozenset(),
+    ) -> None:
         self.request = request
         self.scalars_to_check = scalars_to_check
+        self.dra_backed = dra_backed
 
     def clone(self) -> _PreFilterState:
         return self
 
 
 class _PreScoreState:
-    """The pod's request of each scored resource, in the strategy's resource order."""
+    """The pod's request of each scored resource, in the strategy's resource order, and
+    the ResourceSlices and claims when a scored resource is backed by DRA."""
 
-    __slots__ = ("pod_requests",)
+    __slots__ = ("dra", "pod_requests")
 
-    def __init__(self, pod_requests: list[int]) -> None:
+    def __init__(self, pod_requests: list[int], dra: DRAPreScoreState | None = None) -> None:
         self.pod_requests = pod_requests
+        self.dra = dra
 
     def clone(self) -> _PreScoreState:
         return self
@@ -157,11 +172,18 @@ def resources_signature(request: Resource) -> dict[str, object]:
 
 
 def fits(
-    pod: Pod, node_info: NodeInfo, enable_pod_level_resources: bool = True
+    pod: Pod,
+    node_info: NodeInfo,
+    enable_pod_level_resources: bool = True,
+    dra_backed: Collection[str] = (),
 ) -> list[InsufficientResource]:
     """What the node lacks for the pod, with nothing ignored (upstream ``Fits``)."""
     return fits_request(
-        compute_pod_resource_request(pod, enable_pod_level_resources), node_info, (), ()
+        compute_pod_resource_request(pod, enable_pod_level_resources),
+        node_info,
+        (),
+        (),
+        dra_backed,
     )
 
 
@@ -170,9 +192,34 @@ def fits_request(
     node_info: NodeInfo,
     ignored_extended_resources: Collection[str],
     ignored_resource_groups: Collection[str],
+    dra_backed: Collection[str] = (),
 ) -> list[InsufficientResource]:
     scalars = scalars_to_check(pod_request, ignored_extended_resources, ignored_resource_groups)
-    return _fits(pod_request, scalars, node_info)
+    return _fits(pod_request, scalars, node_info, dra_backed)
+
+
+def dra_backed_resources(
+    request: Resource, cluster: Any, enable_dra_extended_resource: bool
+) -> frozenset[str]:
+    """The requested extended resources a DeviceClass maps (``shouldDelegateResourceToDRA``
+    before the node is looked at): on a node whose allocatable lacks one, DynamicResources
+    allocates it from ResourceSlices and Fit leaves it alone."""
+    if not enable_dra_extended_resource or cluster is None:
+        return frozenset()
+    names = [
+        name
+        for name, amount in request.scalar_resources.items()
+        if amount != 0 and is_dra_extended_resource_name(name)
+    ]
+    if not names:
+        return frozenset()
+    resolver = DeviceClassResolver.of_cluster(cluster)
+    return frozenset(name for name in names if resolver.get_device_class(name) is not None)
+
+
+def _delegated(name: str, node_info: NodeInfo, dra_backed: Collection[str]) -> bool:
+    """Whether DynamicResources, not Fit, handles this resource on this node."""
+    return name in dra_backed and node_info.allocatable.scalar_resources.get(name, 0) <= 0
 
 
 def scalars_to_check(
@@ -195,12 +242,17 @@ def scalars_to_check(
 
 
 def _fits(
-    pod_request: Resource, scalars: tuple[str, ...], node_info: NodeInfo
+    pod_request: Resource,
+    scalars: tuple[str, ...],
+    node_info: NodeInfo,
+    dra_backed: Collection[str] = (),
 ) -> list[InsufficientResource]:
     """Every check runs, so the status lists all that is missing, in upstream's order."""
     insufficient = _fits_amounts(pod_request, node_info.resource_amounts)
     allocatable, requested = node_info.allocatable, node_info.requested
     for name in scalars:
+        if dra_backed and _delegated(name, node_info, dra_backed):
+            continue
         wanted = pod_request.scalar_resources[name]
         capacity = allocatable.scalar_resources.get(name, 0)
         used = requested.scalar_resources.get(name, 0)
@@ -352,18 +404,25 @@ class Fit(
         self.enable_scheduling_queue_hint = features.enable_scheduling_queue_hint
         self.enable_pod_level_resources = features.enable_pod_level_resources
         self.enable_dra_extended_resource = features.enable_dra_extended_resource
+        self.enable_dra_consumable_capacity = features.enable_dra_consumable_capacity
         self.enable_in_place_pod_level_resources_vertical_scaling = (
             features.enable_in_place_pod_level_resources_vertical_scaling
         )
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
-        """Feasibility and score depend on the pod's requests and overhead.
-
-        Upstream refuses a pod whose extended resource a DeviceClass maps (DRA would handle
-        it); DRA extended resources are never delegated here (see docs/fidelity.md).
-        """
+        """Feasibility and score depend on the pod's requests and overhead; a pod whose
+        extended resource a DeviceClass maps is not signed (DRA may allocate it)."""
         request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        if self._dra_backed(request):
+            return None, Status(
+                Code.UNSCHEDULABLE,
+                "signature disabled when dra extended resources are used in the cluster",
+            )
         return [SignFragment(RESOURCES_SIGNER_NAME, resources_signature(request))], None
+
+    def _dra_backed(self, request: Resource) -> frozenset[str]:
+        cluster = self.handle.cluster() if self.handle is not None else None
+        return dra_backed_resources(request, cluster, self.enable_dra_extended_resource)
 
     # -- queueing ------------------------------------------------------------------------------
 
@@ -448,12 +507,15 @@ class Fit(
         """Queue when the pod fits the new or changed node and (for an update) the node grew
         in something the pod requests."""
         original, modified = as_typed(Node, old_obj, new_obj)
-        if not is_fit(pod, modified, self.enable_pod_level_resources):
+        dra_backed = self._dra_backed(
+            compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        )
+        if not is_fit(pod, modified, self.enable_pod_level_resources, dra_backed):
             return QueueingHint.QUEUE_SKIP
         if original is None:
             return QueueingHint.QUEUE
         if not have_any_requested_resources_increased(
-            pod, original, modified, self.enable_pod_level_resources
+            pod, original, modified, self.enable_pod_level_resources, dra_backed
         ):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
@@ -484,7 +546,8 @@ class Fit(
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_SIDECARS_DISABLED)
         request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
         scalars = scalars_to_check(request, self.ignored_resources, self.ignored_resource_groups)
-        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(request, scalars))
+        dra_backed = self._dra_backed(request) if scalars else frozenset()
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(request, scalars, dra_backed))
         return None, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -494,7 +557,12 @@ class Fit(
             return Status.as_status(
                 StatusError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {err}')
             )
-        insufficient = _fits(pre_filter_state.request, pre_filter_state.scalars_to_check, node_info)
+        insufficient = _fits(
+            pre_filter_state.request,
+            pre_filter_state.scalars_to_check,
+            node_info,
+            pre_filter_state.dra_backed,
+        )
         if not insufficient:
             return None
         code, reasons = _failure_of(insufficient)
@@ -563,45 +631,68 @@ class Fit(
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(
             PRE_SCORE_STATE_KEY,
-            _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)),
+            _PreScoreState(
+                self.scorer.calculate_pod_resource_request_list(pod), self._dra_pre_score_state()
+            ),
         )
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        try:
-            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
-        except NotFoundError:
-            # PreScore is disabled in this profile: work it out here.
-            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score(node_info, pod_requests)
+        pod_requests, dra = self._pre_score_state(state, pod)
+        return self.scorer.score(node_info, pod_requests, dra)
 
     def score_nodes(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
+        pod_requests, dra = self._pre_score_state(state, pod)
+        return self.scorer.score_nodes(node_infos, pod_requests, dra)
+
+    def _pre_score_state(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[list[int], DRAPreScoreState | None]:
         try:
-            pod_requests = state.read(PRE_SCORE_STATE_KEY).pod_requests
+            pre_score_state = state.read(PRE_SCORE_STATE_KEY)
         except NotFoundError:
-            pod_requests = self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score_nodes(node_infos, pod_requests)
+            # PreScore is disabled in this profile: work it out here.
+            return self.scorer.calculate_pod_resource_request_list(pod), self._dra_pre_score_state()
+        return pre_score_state.pod_requests, pre_score_state.dra
+
+    def _dra_pre_score_state(self) -> DRAPreScoreState | None:
+        if not self.enable_dra_extended_resource or self.handle is None:
+            return None
+        return dra_pre_score_state(
+            self.handle.cluster(), self.scorer.resources, self.enable_dra_consumable_capacity
+        )
 
 
 # -- node hints ---------------------------------------------------------------------------------
 
 
-def is_fit(pod: Pod, node: Node | None, enable_pod_level_resources: bool) -> bool:
+def is_fit(
+    pod: Pod,
+    node: Node | None,
+    enable_pod_level_resources: bool,
+    dra_backed: Collection[str] = (),
+) -> bool:
     """The pod fits the node as if no pod ran there (a missing node fits nothing)."""
     if node is None:
         return False
-    return not fits(pod, _node_info_of(node), enable_pod_level_resources)
+    return not fits(pod, _node_info_of(node), enable_pod_level_resources, dra_backed)
 
 
 def have_any_requested_resources_increased(
-    pod: Pod, original: Node, modified: Node, enable_pod_level_resources: bool = True
+    pod: Pod,
+    original: Node,
+    modified: Node,
+    enable_pod_level_resources: bool = True,
+    dra_backed: Collection[str] = (),
 ) -> bool:
-    """The node now allows more pods, or more of something the pod requests."""
+    """The node now allows more pods, or more of something the pod requests (or the node
+    has none of a resource DRA may provide)."""
     request = compute_pod_resource_request(pod, enable_pod_level_resources)
+    modified_info = _node_info_of(modified)
     before = _node_info_of(original).allocatable
-    after = _node_info_of(modified).allocatable
+    after = modified_info.allocatable
     if after.allowed_pod_number > before.allowed_pod_number:
         return True
     if (
@@ -618,7 +709,11 @@ def have_any_requested_resources_increased(
     ):
         return True
     return any(
-        quantity != 0 and after.scalar_resources.get(name, 0) > before.scalar_resources.get(name, 0)
+        quantity != 0
+        and (
+            after.scalar_resources.get(name, 0) > before.scalar_resources.get(name, 0)
+            or _delegated(name, modified_info, dra_backed)
+        )
         for name, quantity in request.scalar_resources.items()
     )
 

@@ -26,6 +26,10 @@ from framework.interface.node_info import (
     NodeInfo,
 )
 from framework.interface.status import Code, Status
+from framework.plugins.noderesources.dra_extended_resources import (
+    DRAPreScoreState,
+    dra_allocatable_and_allocated,
+)
 
 Scorer = Callable[[list[int], list[int], list[int]], int]
 """``scorer(requested, allocated, allocatable) -> score``, lists indexed like the resources.
@@ -110,16 +114,22 @@ class ResourceAllocationScorer:
         )
         self._is_scalar = [is_scalar_resource_name(spec.name) for spec in self.resources]
 
-    def score(self, node_info: NodeInfo, pod_requests: list[int]) -> tuple[int, Status | None]:
+    def score(
+        self, node_info: NodeInfo, pod_requests: list[int], dra: DRAPreScoreState | None = None
+    ) -> tuple[int, Status | None]:
+        """``dra``: set when a scored resource may be counted from ResourceSlices."""
         if not self.resources:
             return 0, Status(Code.ERROR, "resources not found")
         requested, allocated, allocatable = self.calculate_node_allocatable_request(
-            node_info, pod_requests
+            node_info, pod_requests, dra
         )
         return self.scorer(requested, allocated, allocatable), None
 
     def score_nodes(
-        self, node_infos: Sequence[NodeInfo], pod_requests: list[int]
+        self,
+        node_infos: Sequence[NodeInfo],
+        pod_requests: list[int],
+        dra: DRAPreScoreState | None = None,
     ) -> tuple[list[int], Status | None]:
         """``score`` for every node, each distinct set of amounts scored once.
 
@@ -134,7 +144,7 @@ class ResourceAllocationScorer:
             return [], None
         positions = self._amount_positions(pod_requests)
         if positions is None:
-            allocatable, allocated = self._columns(node_infos, pod_requests)
+            allocatable, allocated = self._columns(node_infos, pod_requests, dra)
             keys: list[Hashable] = list(zip(*allocatable, *allocated, strict=True))
             distinct = list(dict.fromkeys(keys))
             shapes = distinct
@@ -198,7 +208,10 @@ class ResourceAllocationScorer:
         return requested, allocated, allocatable
 
     def _columns(
-        self, node_infos: Sequence[NodeInfo], pod_requests: list[int]
+        self,
+        node_infos: Sequence[NodeInfo],
+        pod_requests: list[int],
+        dra: DRAPreScoreState | None = None,
     ) -> tuple[list[list[int]], list[list[int]]]:
         """Per resource, every node's allocatable and allocated amounts, as
         ``calculate_node_allocatable_request`` reads them (a node without the resource: 0, 0)."""
@@ -214,13 +227,15 @@ class ResourceAllocationScorer:
                 allocatable.append(list(map(readers[0], node_infos)))
                 allocated.append(list(map(readers[1], node_infos)))
                 continue
-            pairs = [self.calculate_resource_allocatable_request(n, spec.name) for n in node_infos]
+            pairs = [
+                self.calculate_resource_allocatable_request(n, spec.name, dra) for n in node_infos
+            ]
             allocatable.append([capacity for capacity, _ in pairs])
             allocated.append([used if capacity else 0 for capacity, used in pairs])
         return allocatable, allocated
 
     def calculate_node_allocatable_request(
-        self, node_info: NodeInfo, pod_requests: list[int]
+        self, node_info: NodeInfo, pod_requests: list[int], dra: DRAPreScoreState | None = None
     ) -> tuple[list[int], list[int], list[int]]:
         """Per resource: node usage with the pod, node usage without it, node allocatable.
 
@@ -233,7 +248,7 @@ class ResourceAllocationScorer:
             if pod_requests[i] == 0 and self._is_scalar[i]:
                 continue
             node_allocatable, node_allocated = self.calculate_resource_allocatable_request(
-                node_info, spec.name
+                node_info, spec.name, dra
             )
             if node_allocatable == 0:
                 continue
@@ -243,9 +258,10 @@ class ResourceAllocationScorer:
         return requested, allocated, allocatable
 
     def calculate_resource_allocatable_request(
-        self, node_info: NodeInfo, resource: str
+        self, node_info: NodeInfo, resource: str, dra: DRAPreScoreState | None = None
     ) -> tuple[int, int]:
-        """The node's allocatable amount of ``resource`` and the amount its pods request."""
+        """The node's allocatable amount of ``resource`` and the amount its pods request; for
+        an extended resource the node lacks but a DeviceClass maps, its devices (``dra``)."""
         node_requested = node_info.requested if self.use_requested else node_info.non_zero_requested
         if resource == RESOURCE_CPU:
             return node_info.allocatable.milli_cpu, node_requested.milli_cpu
@@ -254,6 +270,10 @@ class ResourceAllocationScorer:
         if resource == RESOURCE_EPHEMERAL_STORAGE:
             return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage
         scalar_allocatable = node_info.allocatable.scalar_resources.get(resource)
+        if not scalar_allocatable and dra is not None:
+            devices, allocated = dra_allocatable_and_allocated(dra, node_info.node, resource)
+            if devices > 0:
+                return devices, allocated
         if scalar_allocatable is None:
             return 0, 0
         return scalar_allocatable, node_info.requested.scalar_resources.get(resource, 0)

@@ -10,7 +10,11 @@ from framework.api.pod import Pod
 from framework.api.storage import CSINode, StorageClass
 from framework.cluster.memory import InMemoryCluster
 from framework.interface.node_info import NodeInfo
+from framework.util.clock import FakeClock
 from tests.framework.builders import make_pod
+
+CLOCK_START = 1_767_225_600.0
+"""2026-01-01T00:00:00Z: where FakeHandle's clock starts."""
 
 WAIT = "WaitForFirstConsumer"
 IMMEDIATE = "Immediate"
@@ -288,12 +292,27 @@ class Snapshot:
 
 
 class WritableCluster(InMemoryCluster):
-    """The in-memory cluster, recording updates; ``refuse`` names keys whose updates fail."""
+    """The in-memory cluster, recording updates; ``refuse`` names keys whose updates fail,
+    ``refuse_creates`` kinds whose creates fail."""
 
     def __init__(self, objects: Any = ()) -> None:
         super().__init__(objects)
         self.refuse: set[str] = set()
+        self.refuse_creates: set[str] = set()
         self.updates: list[Any] = []
+        self.created: list[Any] = []
+        self.deleted: list[Any] = []
+
+    def create(self, obj: Any) -> Any:
+        if obj.kind in self.refuse_creates:
+            raise RuntimeError(f"create of {obj.kind} refused")
+        created = super().create(obj)
+        self.created.append(created)
+        return created
+
+    def delete(self, obj: Any) -> None:
+        super().delete(obj)
+        self.deleted.append(obj)
 
     def add(self, obj: Any) -> Any:
         """Stores a copy that keeps the fixture's resourceVersion (as upstream seeds informers)."""
@@ -316,6 +335,7 @@ class FakeHandle:
     def __init__(self, objects: list[Any] = (), node_infos: list[NodeInfo] = ()) -> None:  # type: ignore[assignment]
         self._cluster = WritableCluster(objects)
         self._snapshot = Snapshot(list(node_infos))
+        self.clock = FakeClock(CLOCK_START)
 
     def cluster(self) -> WritableCluster:
         return self._cluster

@@ -5,6 +5,12 @@ from __future__ import annotations
 from framework.api.loader import load_objects
 from framework.cluster.memory import InMemoryCluster
 from framework.cluster.resource_claim_controller import ResourceClaimController
+from framework.config.types import DynamicResourcesArgs
+from framework.interface.cycle_state import CycleState
+from framework.interface.node_info import NodeInfo
+from framework.plugins.dynamicresources.dynamicresources import DynamicResources
+from framework.plugins.feature import Features
+from framework.util.clock import FakeClock
 
 OBJECTS = """\
 apiVersion: resource.k8s.io/v1
@@ -84,7 +90,11 @@ def test_a_deleted_pods_claims_are_released_as_the_controller_releases_them(clus
     shared = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaim",
-        "metadata": {"name": "shared", "namespace": "default"},
+        "metadata": {
+            "name": "shared",
+            "namespace": "default",
+            "finalizers": ["resource.kubernetes.io/delete-protection"],
+        },
         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}},
     }
     cluster.add_many([*load_objects(OBJECTS), shared])
@@ -109,4 +119,96 @@ def test_pods_deleted_in_bulk_release_their_claims_too(cluster):
     cluster.add_many(load_objects(OBJECTS))
     pod = cluster.get("Pod", "trainer", "default")
     assert cluster.delete_many("Pod", [pod.uid]) == 1
+    assert cluster.list("ResourceClaim") == []
+
+
+EXTENDED_RESOURCE_OBJECTS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: dra-node}
+status: {allocatable: {cpu: "4", pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec: {extendedResourceName: example.com/gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: dra-node-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: dra-node
+  pool: {name: dra-node, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default}
+spec:
+  containers:
+  - name: c
+    image: trainer
+    resources: {requests: {example.com/gpu: "1"}, limits: {example.com/gpu: "1"}}
+"""
+
+
+class _Handle:
+    def __init__(self, cluster) -> None:
+        self._cluster = cluster
+        self.clock = FakeClock(1_767_225_600.0)
+
+    def cluster(self):
+        return self._cluster
+
+
+def test_the_store_takes_the_claim_dynamic_resources_creates_for_extended_resources(cluster):
+    """PreBind creates the claim and writes the pod's extendedResourceClaimStatus through the
+    store, as it does through simulate's in-memory cluster."""
+    cluster.add_many(load_objects(EXTENDED_RESOURCE_OBJECTS))
+    pod = cluster.get("Pod", "trainer", "default")
+    node_info = NodeInfo()
+    node_info.set_node(cluster.get("Node", "dra-node"))
+    plugin = DynamicResources(DynamicResourcesArgs(), _Handle(cluster), Features.from_gates())
+    state = CycleState()
+    assert plugin.pre_filter(state, pod, [node_info])[1] is None
+    assert plugin.filter(state, pod, node_info) is None
+    assert plugin.reserve(state, pod, "dra-node") is None
+    assert plugin.pre_bind(state, pod, "dra-node") is None
+
+    [claim] = cluster.list("ResourceClaim")
+    assert claim.name.startswith("trainer-extended-resources-")
+    assert claim.metadata.controller_ref().uid == pod.uid
+    assert [r.device for r in claim.status.allocation.results] == ["gpu-0"]
+    assert [ref.uid for ref in claim.status.reserved_for] == [pod.uid]
+    status = cluster.get("Pod", "trainer", "default").to_dict()["status"]
+    assert status["extendedResourceClaimStatus"] == {
+        "requestMappings": [
+            {
+                "containerName": "c",
+                "resourceName": "example.com/gpu",
+                "requestName": "container-0-request-0",
+            }
+        ],
+        "resourceClaimName": claim.name,
+    }
+
+
+def test_a_deleted_pods_extended_resource_claim_goes_with_it(cluster):
+    """The claim PreBind made for a pod's extended resources is owned by the pod: deleting
+    the pod deletes it, so its devices are free again."""
+    cluster.add_many(load_objects(EXTENDED_RESOURCE_OBJECTS))
+    pod = cluster.get("Pod", "trainer", "default")
+    node_info = NodeInfo()
+    node_info.set_node(cluster.get("Node", "dra-node"))
+    plugin = DynamicResources(DynamicResourcesArgs(), _Handle(cluster), Features.from_gates())
+    state = CycleState()
+    plugin.pre_filter(state, pod, [node_info])
+    plugin.filter(state, pod, node_info)
+    plugin.reserve(state, pod, "dra-node")
+    assert plugin.pre_bind(state, pod, "dra-node") is None
+    assert len(cluster.list("ResourceClaim")) == 1
+
+    cluster.delete(cluster.get("Pod", "trainer", "default"))
+
     assert cluster.list("ResourceClaim") == []

@@ -10,6 +10,7 @@ allocations and the claims written to the cluster.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -70,6 +71,12 @@ ALLOCATION = {
     },
 }
 RESERVED_FOR_POD = [{"resource": "pods", "name": "my-pod", "uid": POD_UID}]
+STAMP = "2026-01-01T00:00:00Z"
+"""The allocationTimestamp PreBind writes (FakeHandle's clock; upstream addAllocationTimestamp)."""
+
+
+def stamped(allocation: dict[str, Any]) -> dict[str, Any]:
+    return {**allocation, "allocationTimestamp": STAMP}
 
 
 def selector_on(key: str, value: str) -> dict[str, Any]:
@@ -256,7 +263,7 @@ CASES = [
         [claim(), DEVICE_CLASS, WORKER_SLICE],
         [],
         success([CLAIM], []),
-        {"allocation": ALLOCATION, "reservedFor": RESERVED_FOR_POD},
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
         id="with-resources",
     ),
     pytest.param(
@@ -264,7 +271,7 @@ CASES = [
         [claim(), DEVICE_CLASS, WORKER_SLICE],
         [],
         success([CLAIM], []),
-        {"allocation": ALLOCATION, "reservedFor": RESERVED_FOR_POD},
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
         id="claim-template",
     ),
     pytest.param(
@@ -288,7 +295,7 @@ CASES = [
         [claim(), claim(name="not-my-claim"), DEVICE_CLASS, WORKER_SLICE],
         [other_allocated("instance-1-other")],
         success([CLAIM, "not-my-claim"], ["not-my-claim"]),
-        {"allocation": ALLOCATION, "reservedFor": RESERVED_FOR_POD},
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
         id="other-resources-in-flight-claim",
     ),
     pytest.param(
@@ -319,7 +326,7 @@ CASES = [
         [],
         success([], []),
         {
-            "allocation": {"nodeSelector": selector_on("kubernetes.io/hostname", NODE)},
+            "allocation": stamped({"nodeSelector": selector_on("kubernetes.io/hostname", NODE)}),
             "reservedFor": RESERVED_FOR_POD,
         },
         id="good-topology",
@@ -509,7 +516,7 @@ def test_bind_failure_unreserve_after_pre_bind_removes_the_reservation():
     assert pl.pre_bind(state, pod(), NODE) is None
     assert status_of(pl.handle.cluster())["reservedFor"] == RESERVED_FOR_POD
     pl.unreserve(state, pod(), NODE)
-    assert status_of(pl.handle.cluster()) == {"allocation": GOOD_TOPOLOGY}
+    assert status_of(pl.handle.cluster()) == {"allocation": stamped(GOOD_TOPOLOGY)}
 
 
 def test_a_refused_status_update_fails_pre_bind_with_an_error():
@@ -522,3 +529,288 @@ def test_a_refused_status_update_fails_pre_bind_with_an_error():
     assert pl.pre_bind(state, pod(), NODE) == Status.error(
         f"add reservation to claim default/{CLAIM}: update of default/{CLAIM} refused"
     )
+
+
+# -- more of upstream's table: features, CEL errors, prioritized lists ---------------------------
+
+
+def claim_requesting(request: dict[str, Any], **kwargs: Any) -> ResourceClaim:
+    manifest = claim_manifest(**kwargs)
+    manifest["spec"]["devices"]["requests"] = [{"name": "req-1", **request}]
+    return ResourceClaim.from_dict(manifest)
+
+
+def admin_access(allocation: dict[str, Any] | None = None, **kwargs: Any) -> ResourceClaim:
+    """Upstream's ``adminAccess``: every request and result with admin access."""
+    request = {"exactly": {"deviceClassName": CLASS, "adminAccess": True}}
+    if allocation is not None:
+        allocation = copy.deepcopy(allocation)
+        for result in allocation["devices"]["results"]:
+            result["adminAccess"] = True
+    return claim_requesting(request, allocation=allocation, **kwargs)
+
+
+BROKEN_SELECTOR = {"cel": {"expression": f'device.attributes["{DRIVER}"].healthy'}}
+"""Upstream's ``brokenSelector``: the attribute exists only on other nodes' devices."""
+
+BROKEN_CLAIM = claim_requesting(
+    {"exactly": {"deviceClassName": CLASS, "selectors": [BROKEN_SELECTOR]}}
+)
+BROKEN_CLASS = DeviceClass.from_dict(
+    {"metadata": {"name": CLASS}, "spec": {"selectors": [BROKEN_SELECTOR]}}
+)
+CEL_ERROR = "selector #0: CEL runtime error: no such key: healthy"
+
+TAINTED_SLICE = ResourceSlice.from_dict(
+    {
+        "metadata": {"name": f"{NODE}-{DRIVER}"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": NODE,
+            "pool": {"name": NODE, "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": "instance-1",
+                    "taints": [
+                        {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
+                    ],
+                }
+            ],
+        },
+    }
+)
+
+
+def prioritized(class_name: str = CLASS) -> ResourceClaim:
+    """Upstream's ``claimWithPrioritzedList``: one subrequest, one device of the class."""
+    return claim_requesting(
+        {"firstAvailable": [{"name": "subreq-1", "deviceClassName": class_name, "count": 1}]}
+    )
+
+
+def gates(**overrides: bool) -> Features:
+    return dataclasses.replace(FEATURES, **overrides)
+
+
+PRIORITIZED_ALLOCATION = copy.deepcopy(ALLOCATION)
+PRIORITIZED_ALLOCATION["devices"]["results"][0]["request"] = "req-1/subreq-1"
+ADMIN_ALLOCATION = copy.deepcopy(ALLOCATION)
+ADMIN_ALLOCATION["devices"]["results"][0]["adminAccess"] = True
+NO_NEW_CLAIMS = Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
+
+MORE_CASES = [
+    pytest.param(
+        pod(),
+        [claim(allocation=ALLOCATION), claim(name="not-my-claim")],
+        FEATURES,
+        success([], []),
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="claim-reference",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), DEVICE_CLASS, TAINTED_SLICE],
+        gates(enable_dra_device_taints=False),
+        success([CLAIM], []),
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="tainted-device-disabled",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), DEVICE_CLASS, TAINTED_SLICE],
+        gates(enable_dra_device_taints=True),
+        {"filter": unresolvable("cannot allocate all claims"), "post_filter": STILL},
+        None,
+        id="tainted-device-enabled",
+    ),
+    pytest.param(
+        pod(),
+        [admin_access(), other_allocated(), DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        success([CLAIM], []),
+        {"allocation": stamped(ADMIN_ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="request-admin-access-with-DRAAdminAccess-featuregate",
+    ),
+    pytest.param(
+        pod(),
+        [admin_access(), other_allocated(), DEVICE_CLASS, WORKER_SLICE],
+        gates(enable_dra_admin_access=False),
+        {
+            # An allocator error: upstream's table compares Error statuses by message only.
+            "filter": Status.error(
+                f"claim default/{CLAIM}, request req-1: admin access is requested, but the "
+                "feature is disabled"
+            ),
+            "post_filter": STILL,
+        },
+        None,
+        id="request-admin-access-without-DRAAdminAccess-featuregate",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), admin_access(ALLOCATION, name="not-my-claim"), DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        success([CLAIM], []),
+        {"allocation": stamped(ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="structured-ignore-allocated-admin-access",
+    ),
+    pytest.param(
+        pod(),
+        [BROKEN_CLAIM, DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        {"filter": Status.error(f"claim default/{CLAIM}: {CEL_ERROR}"), "post_filter": STILL},
+        None,
+        id="claim-parameters-CEL-runtime-error",
+    ),
+    pytest.param(
+        pod(),
+        [claim(), BROKEN_CLASS, WORKER_SLICE],
+        FEATURES,
+        {"filter": Status.error(f"class {CLASS}: {CEL_ERROR}"), "post_filter": STILL},
+        None,
+        id="class-parameters-CEL-runtime-error",
+    ),
+    pytest.param(
+        pod(),
+        [claim_requesting({"exactly": {"deviceClassName": "does-not-exist"}})],
+        FEATURES,
+        {
+            "pre_filter": unresolvable("request req-1: device class does-not-exist does not exist"),
+            "post_filter": NO_NEW_CLAIMS,
+        },
+        None,
+        id="claim-with-request-with-unknown-device-class",
+    ),
+    pytest.param(
+        pod(),
+        [prioritized(), DEVICE_CLASS],
+        gates(enable_dra_prioritized_list=False),
+        {
+            "pre_filter": unresolvable(
+                f"resource claim default/{CLAIM}, request req-1: has subrequests, but the "
+                "DRAPrioritizedList feature is disabled"
+            ),
+            "post_filter": NO_NEW_CLAIMS,
+        },
+        None,
+        id="claim-with-prioritized-list-feature-disabled",
+    ),
+    pytest.param(
+        pod(),
+        [prioritized("does-not-exist")],
+        FEATURES,
+        {
+            "pre_filter": unresolvable(
+                "request req-1/subreq-1: device class does-not-exist does not exist"
+            ),
+            "post_filter": NO_NEW_CLAIMS,
+        },
+        None,
+        id="claim-with-prioritized-list-unknown-device-class",
+    ),
+    pytest.param(
+        pod(),
+        [prioritized(), DEVICE_CLASS, WORKER_SLICE],
+        FEATURES,
+        {**success([CLAIM], []), "score": (8, None)},
+        {"allocation": stamped(PRIORITIZED_ALLOCATION), "reservedFor": RESERVED_FOR_POD},
+        id="claim-with-prioritized-list",
+    ),
+]
+
+
+@pytest.mark.parametrize(("the_pod", "objects", "features", "expected", "written"), MORE_CASES)
+def test_more_of_upstreams_table(the_pod, objects, features, expected, written):
+    pl = DynamicResources(DynamicResourcesArgs(), FakeHandle(objects), features)
+    assert run(pl, the_pod) == expected
+    if written is not None:
+        assert status_of(pl.handle.cluster()) == written
+
+
+def test_skip_bind():
+    """Unreserve before PreBind drops the allocation in flight; nothing is written."""
+    pl = plugin([claim(), DEVICE_CLASS, WORKER_SLICE])
+    state = CycleState()
+    pl.pre_filter(state, pod(), [worker()])
+    assert pl.filter(state, pod(), worker()) is None
+    assert pl.reserve(state, pod(), NODE) is None
+    assert in_flight_names(pl) == [CLAIM]
+    pl.unreserve(state, pod(), NODE)
+    assert in_flight_names(pl) == []
+    assert status_of(pl.handle.cluster()) == {}
+
+
+def test_cel_runtime_error_for_one_of_two_nodes():
+    """A selector failing on one node stops the pod, though another node would do."""
+    pl = plugin([BROKEN_CLAIM, DEVICE_CLASS, WORKER_SLICE, slice_on("worker-2", True)])
+    state = CycleState()
+    nodes = [worker(), node_named("worker-2")]
+    pl.pre_filter(state, pod(), nodes)
+    assert pl.filter(state, pod(), nodes[0]) == Status.error(f"claim default/{CLAIM}: {CEL_ERROR}")
+
+
+def test_a_claim_reserved_for_too_many_consumers_is_in_use():
+    """``CanBeReserved``: at most 256 consumers; another pod has to wait."""
+    others = [{"resource": "pods", "name": f"p{i}", "uid": f"uid-{i}"} for i in range(256)]
+    pl = plugin([claim(allocation=GOOD_TOPOLOGY, reserved_for=others)])
+    assert run(pl, pod()) == {
+        "pre_filter": unresolvable("resourceclaim in use"),
+        "post_filter": NO_NEW_CLAIMS,
+    }
+
+
+FINALIZER = "resource.kubernetes.io/delete-protection"
+
+
+def finalizers_of(cluster: Any, name: str = CLAIM) -> list[str]:
+    metadata = cluster.get("ResourceClaim", name, "default").to_dict()["metadata"]
+    return metadata.get("finalizers", [])
+
+
+def with_finalizers(the_claim: ResourceClaim, finalizers: list[str]) -> ResourceClaim:
+    manifest = the_claim.to_dict()
+    manifest["metadata"]["finalizers"] = finalizers
+    return ResourceClaim.from_dict(manifest)
+
+
+@pytest.mark.parametrize(
+    ("initial", "before_pre_bind"),
+    [
+        ([], None),
+        ([FINALIZER], None),
+        ([FINALIZER], []),
+        ([], [FINALIZER]),
+    ],
+    ids=[
+        "with-resources",
+        "with-resources-has-finalizer",
+        "with-resources-finalizer-gets-removed",
+        "with-resources-finalizer-gets-added",
+    ],
+)
+def test_allocating_adds_the_finalizer_once(initial, before_pre_bind):
+    """PreBind adds the scheduler's finalizer with the allocation unless it is there."""
+    pl = plugin([with_finalizers(claim(), initial), DEVICE_CLASS, WORKER_SLICE])
+    cluster = pl.handle.cluster()
+    state = CycleState()
+    pl.pre_filter(state, pod(), [worker()])
+    assert pl.filter(state, pod(), worker()) is None
+    assert pl.reserve(state, pod(), NODE) is None
+    [pending] = pl.in_flight.claims()
+    assert pending.to_dict()["metadata"]["finalizers"] == [FINALIZER]
+    if before_pre_bind is not None:
+        cluster.update(
+            with_finalizers(cluster.get("ResourceClaim", CLAIM, "default"), before_pre_bind)
+        )
+    assert pl.pre_bind(state, pod(), NODE) is None
+    assert finalizers_of(cluster) == [FINALIZER]
+    assert status_of(cluster) == {
+        "allocation": stamped(ALLOCATION),
+        "reservedFor": RESERVED_FOR_POD,
+    }
+
+
+def test_reserving_an_allocated_claim_leaves_its_finalizers_alone():
+    pl = plugin([claim(allocation=GOOD_TOPOLOGY)])
+    assert run(pl, pod())["pre_bind"] is None
+    assert finalizers_of(pl.handle.cluster()) == []

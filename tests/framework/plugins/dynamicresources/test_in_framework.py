@@ -1,6 +1,9 @@
-"""DynamicResources run by the framework for a pod without claims, as in every default profile."""
+"""DynamicResources run by the framework: a pod without claims, as in every default profile, and
+a simulation of DRA extended resources."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from framework.config.types import DynamicResourcesArgs
 from framework.interface.cycle_state import CycleState
@@ -10,6 +13,7 @@ from framework.plugins import names
 from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
+from framework.simulator import Simulation
 from framework.testing.fake_plugins import FakeBind, FakeQueueSort
 from tests.framework.builders import StaticLister, make_node_info, make_pod
 from tests.framework.plugins.in_tree import InTree
@@ -63,3 +67,95 @@ def test_post_filter_adds_no_new_claims_to_deallocate_to_the_failure():
     _, status = fwk.run_post_filter_plugins(state, pod, NodeToStatus())
     assert status.code == Code.UNSCHEDULABLE
     assert status.reasons == ["no new claims to deallocate"]
+
+
+def test_simulate_creates_the_extended_resource_claims_of_the_example():
+    """examples/dra-extended-resources: the claims PreBind created and the pods' statuses."""
+    directory = Path(__file__).resolve().parents[4] / "examples" / "dra-extended-resources"
+    simulation = Simulation(
+        str(directory / "config.yaml"), (directory / "objects.yaml").read_text()
+    )
+    simulation.run()
+    cluster = simulation.cluster
+    claims = {c.name: c for c in cluster.list("ResourceClaim")}
+    assert sorted(claims) == [
+        "implicit-extended-resources-h5zn6",
+        "two-gpus-extended-resources-5ffkp",
+    ]
+    two_gpus = claims["two-gpus-extended-resources-5ffkp"]
+    assert [(r.request, r.device) for r in two_gpus.status.allocation.results] == [
+        ("container-0-request-1", "gpu-0"),
+        ("container-0-request-1", "gpu-1"),
+    ]
+    pod = cluster.get("Pod", "two-gpus", "default")
+    assert two_gpus.metadata.controller_ref().uid == pod.uid
+    assert pod.to_dict()["status"]["extendedResourceClaimStatus"] == {
+        "requestMappings": [
+            {
+                "containerName": "train",
+                "resourceName": "example.com/gpu",
+                "requestName": "container-0-request-1",
+            }
+        ],
+        "resourceClaimName": "two-gpus-extended-resources-5ffkp",
+    }
+    assert "extendedResourceClaimStatus" not in (
+        cluster.get("Pod", "one-gpu", "default").to_dict().get("status") or {}
+    )
+
+
+BINDING_CONDITIONS_OBJECTS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: fabric}
+spec: {}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-fabric}
+spec:
+  driver: fabric.example.com
+  nodeName: n1
+  pool: {name: n1, resourceSliceCount: 1}
+  devices:
+  - {name: dev-0, bindsToNode: true, bindingConditions: [attached]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests: [{name: r, exactly: {deviceClassName: fabric}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+  resourceClaims: [{name: r, resourceClaimName: c}]
+"""
+
+
+def test_a_simulation_does_not_wait_for_binding_conditions_no_driver_sets():
+    """PreBind ends at once with upstream's timeout error; the wait does not move the clock."""
+    config = Path(__file__).resolve().parents[4] / "examples" / "dra-gpus" / "config.yaml"
+    simulation = Simulation(str(config), BINDING_CONDITIONS_OBJECTS)
+    start = simulation.clock.now()
+    [report] = simulation.run()
+    assert report.to_dict()["message"] == (
+        'running PreBind plugin "DynamicResources": device binding timeout: context deadline '
+        "exceeded"
+    )
+    assert [e["reason"] for e in simulation.cluster.events] == [
+        "BindingConditionsPending",
+        "FailedScheduling",
+    ]
+    # The simulator's own step of a millisecond per cycle, not the 600 seconds of the wait.
+    assert simulation.clock.now() < start + 1
+    allocation = simulation.cluster.get("ResourceClaim", "c", "default").status.allocation
+    assert [r.binding_conditions for r in allocation.results] == [["attached"]]

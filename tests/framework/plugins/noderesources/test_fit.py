@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from framework.api.device_class import DeviceClass
 from framework.config.types import (
     LEAST_ALLOCATED,
     NodeResourcesFitArgs,
@@ -36,6 +37,7 @@ from tests.framework.plugins.noderesources.builders import (
     sidecar,
 )
 from tests.framework.plugins.noderesources.builders import usage as U
+from tests.framework.storage.builders import FakeHandle
 
 
 def default_args(**kw: Any) -> NodeResourcesFitArgs:
@@ -707,3 +709,94 @@ def test_it_keeps_the_pod_requests_it_computed_at_pre_filter_across_clones():
     request = copy.read("PreFilterNodeResourcesFit").request
 
     assert (request.milli_cpu, request.memory) == (5, 10)
+
+
+# -- DRA extended resources (upstream TestEnoughRequests's DRAExtendedResource cases) ----------
+
+DRA_RESOURCE = "extended.resource.dra.io/something"
+
+
+def dra_fit(enabled: bool = True, with_class: bool = True) -> Fit:
+    """Fit over a cluster where DeviceClass ``device-class-name`` maps DRA_RESOURCE."""
+    classes = [
+        DeviceClass.from_dict(
+            {
+                "metadata": {"name": "device-class-name"},
+                "spec": {"extendedResourceName": DRA_RESOURCE},
+            }
+        )
+    ]
+    handle = FakeHandle(classes if with_class else [])
+    return Fit(default_args(), handle, Features(enable_dra_extended_resource=enabled))
+
+
+@pytest.mark.parametrize(
+    ("enabled", "allocatable", "want"),
+    [
+        pytest.param(True, None, None, id="extended resource backed by DRA"),
+        pytest.param(
+            False,
+            None,
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason(DRA_RESOURCE)),
+            id="extended resource backed by DRA not enabled",
+        ),
+        pytest.param(
+            True, "0", None, id="extended resource was backed by Device Plugin (Allocatable: 0)"
+        ),
+        pytest.param(
+            True,
+            "1",
+            None,
+            id="a device plugin serves it: Fit checks it (1 of 1 free)",
+        ),
+    ],
+)
+def test_it_leaves_dra_backed_extended_resources_to_dynamic_resources(enabled, allocatable, want):
+    capacity = dict(NODE_CAPACITY)
+    if allocatable is not None:
+        capacity[DRA_RESOURCE] = allocatable
+    node_info = make_node_info(make_node(capacity=capacity))
+    the_pod = pod({"cpu": "1m", "memory": "1", DRA_RESOURCE: "1"})
+    plugin = dra_fit(enabled)
+    state = CycleState()
+    assert plugin.pre_filter(state, the_pod, [])[1] is None
+    assert plugin.filter(state, the_pod, node_info) == want
+
+
+def test_a_device_plugin_resource_is_still_checked_when_a_class_maps_it():
+    """Allocatable 1, used 1: the node's device plugin is full, DRA does not step in."""
+    capacity = {**NODE_CAPACITY, DRA_RESOURCE: "1"}
+    node_info = make_node_info(
+        make_node(capacity=capacity), resource_pod({DRA_RESOURCE: "1"}, node_name="node")
+    )
+    the_pod = pod({DRA_RESOURCE: "1"})
+    plugin = dra_fit()
+    state = CycleState()
+    plugin.pre_filter(state, the_pod, [])
+    assert plugin.filter(state, the_pod, node_info) == Status(
+        Code.UNSCHEDULABLE, reason(DRA_RESOURCE)
+    )
+
+
+def test_extended_resource_not_backed_by_dra():
+    node_info = make_node_info(make_node(capacity=NODE_CAPACITY))
+    the_pod = pod({"example.com/bbb": "1"})
+    plugin = dra_fit()
+    state = CycleState()
+    plugin.pre_filter(state, the_pod, [])
+    assert plugin.filter(state, the_pod, node_info) == Status(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason("example.com/bbb")
+    )
+
+
+def test_pods_with_dra_backed_resources_are_not_signed():
+    plugin = dra_fit()
+    assert plugin.sign_pod(pod({DRA_RESOURCE: "1"})) == (
+        None,
+        Status(
+            Code.UNSCHEDULABLE,
+            "signature disabled when dra extended resources are used in the cluster",
+        ),
+    )
+    fragments, status = dra_fit(with_class=False).sign_pod(pod({DRA_RESOURCE: "1"}))
+    assert status is None and fragments
