@@ -123,7 +123,10 @@ spec:
   nodeName: n1
   pool: {name: n1, resourceSliceCount: 1}
   devices:
-  - {name: dev-0, bindsToNode: true, bindingConditions: [attached]}
+  - name: dev-0
+    bindsToNode: true
+    bindingConditions: [attached]
+    bindingFailureConditions: [failed]
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
