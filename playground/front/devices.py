@@ -10,7 +10,7 @@ Reserve shows once PreBind has written it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,10 +63,25 @@ class PodClaimRow:
 
 
 def pod_claim_rows(workspace: Workspace, pod_row: ClusterObject) -> list[PodClaimRow]:
-    """The pod's claims in ``spec.resourceClaims`` order, each with its allocation if any."""
+    """The pod's claims in ``spec.resourceClaims`` order, then the one the scheduler made for
+    its extended resources if it has one, each with its allocation if any."""
     pod = parse_object(pod_row.manifest)
     assert isinstance(pod, Pod)
-    return [_pod_claim_row(workspace, pod, pod_claim) for pod_claim in pod.spec.resource_claims]
+    rows = [_pod_claim_row(workspace, pod, pod_claim) for pod_claim in pod.spec.resource_claims]
+    extended = (pod_row.manifest.get("status") or {}).get("extendedResourceClaimStatus")
+    if extended:
+        rows.append(_extended_resources_row(workspace, pod, extended))
+    return rows
+
+
+def _extended_resources_row(
+    workspace: Workspace, pod: Pod, status: Mapping[str, Any]
+) -> PodClaimRow:
+    """The claim the scheduler made for extended resources a DeviceClass serves, named by
+    the resources it holds (``status.extendedResourceClaimStatus``)."""
+    resources = sorted({m.get("resourceName", "") for m in status.get("requestMappings") or ()})
+    label = f"extended resources ({', '.join(resources)})"
+    return _claim_row(workspace, pod, label, status.get("resourceClaimName") or "")
 
 
 def _pod_claim_row(workspace: Workspace, pod: Pod, pod_claim: PodResourceClaim) -> PodClaimRow:
@@ -74,17 +89,21 @@ def _pod_claim_row(workspace: Workspace, pod: Pod, pod_claim: PodResourceClaim) 
         name, _ = claim_name(pod, pod_claim)
     except ClaimError as err:
         return PodClaimRow(pod_claim.name, None, str(err), [], "", [])
+    return _claim_row(workspace, pod, pod_claim.name, name or "")
+
+
+def _claim_row(workspace: Workspace, pod: Pod, label: str, name: str) -> PodClaimRow:
     row = ClusterObject.objects.filter(
-        workspace=workspace, kind="ResourceClaim", namespace=pod.namespace, name=name or ""
+        workspace=workspace, kind="ResourceClaim", namespace=pod.namespace, name=name
     ).first()
     if row is None:
-        return PodClaimRow(pod_claim.name, None, f'ResourceClaim "{name}" not found', [], "", [])
+        return PodClaimRow(label, None, f'ResourceClaim "{name}" not found', [], "", [])
     claim = parse_object(row.manifest)
     assert isinstance(claim, ResourceClaim)
     allocation = claim.status.allocation
     devices = [f"{r.driver}/{r.pool}/{r.device}" for r in allocation.results] if allocation else []
     return PodClaimRow(
-        name=pod_claim.name,
+        name=label,
         claim=row,
         problem="",
         devices=devices,

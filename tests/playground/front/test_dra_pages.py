@@ -7,6 +7,7 @@ import math
 import re
 import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 import yaml
@@ -20,9 +21,10 @@ from playground.scheduling.binding import run_bindings
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import ClusterObject
-from playground.workspaces.services import demo_workspace
+from playground.workspaces.services import create_workspace, demo_workspace
 
 DEVICE = "gpu.nvidia.com/c-gpu-2/gpu-2"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.fixture
@@ -33,10 +35,14 @@ def demo(user):
 @pytest.fixture
 def scheduled_demo(demo, monkeypatch):
     """The demo after its scheduler service has placed every pod it can (bindings run inline)."""
+    return scheduled(demo, monkeypatch)
+
+
+def scheduled(workspace, monkeypatch):
     monkeypatch.setattr(broadcast, "send", lambda group, message: None)
     requests: list = []
     service = SchedulerService(
-        demo.pk,
+        workspace.pk,
         "worker-a",
         clock=FakeClock(math.floor(time.time()) + 0.5),
         dispatch=requests.extend,
@@ -50,8 +56,8 @@ def scheduled_demo(demo, monkeypatch):
             batch, requests[:] = list(requests), []
             run_bindings(batch)
         elif not service.busy:
-            return demo
-    raise AssertionError("the demo's scheduler did not settle")
+            return workspace
+    raise AssertionError("the scheduler did not settle")
 
 
 def finetune(workspace) -> ClusterObject:
@@ -117,14 +123,33 @@ def test_an_exported_allocated_demo_imports_into_a_new_workspace_unchanged(
     logged_in, scheduled_demo, user
 ):
     """Import keeps a claim's allocation: the devices stay taken in the new workspace."""
-    from playground.workspaces.services import create_workspace
-
     text = logged_in.get(reverse("export", args=[scheduled_demo.slug])).content.decode()
     copy = create_workspace(user, "Copy")
     response = logged_in.post(reverse("import", args=[copy.slug]), {"text": text})
     assert response.status_code in (200, 302)
     [claim] = DatabaseCluster(copy).list("ResourceClaim", "default")
     assert claim.status.allocation is not None
+
+
+def test_the_claim_made_for_dra_extended_resources_is_on_the_pods_page(
+    logged_in, user, monkeypatch
+):
+    """examples/dra-extended-resources: two-gpus asks for example.com/gpu, which only DRA
+    devices serve on dra-node; PreBind makes a claim and records it in the pod's status."""
+    text = (EXAMPLES / "dra-extended-resources" / "objects.yaml").read_text()
+    workspace = create_workspace(user, "Extended", manifests=list(yaml.safe_load_all(text)))
+    scheduled(workspace, monkeypatch)
+    pod = ClusterObject.objects.get(workspace=workspace, kind="Pod", name="two-gpus")
+    page = logged_in.get(reverse("pod", args=[workspace.slug, pod.uid])).content.decode()
+    [row] = table_rows(page, "Resource claims").values()
+    assert row["Claim"] == "extended resources (example.com/gpu)"
+    assert re.fullmatch(r"two-gpus-extended-resources-\w{5}", row["ResourceClaim"])
+    assert row["Allocated devices"].split() == [
+        "gpu.example.com/dra-node/gpu-0",
+        "gpu.example.com/dra-node/gpu-1",
+        "on",
+        "dra-node",
+    ]
 
 
 @pytest.mark.parametrize(
