@@ -2,7 +2,8 @@
 
 A node's devices are those its ResourceSlices publish for it (a node-local slice, or a device
 of a slice with per-device node selection that names the node); a device is in use when a
-ResourceClaim's ``status.allocation`` holds it, as the DynamicResources plugin counts it. The
+ResourceClaim's ``status.allocation`` holds it without admin access, as the DynamicResources
+plugin counts it. The
 pages read the stored objects, so they show what the API server holds: an allocation made in
 Reserve shows once PreBind has written it.
 """
@@ -48,7 +49,8 @@ def node_devices(workspace: Workspace, node_names: Iterable[str]) -> dict[str, l
 
 @dataclass(frozen=True, slots=True)
 class PodClaimRow:
-    """One entry of a pod's ``spec.resourceClaims`` and the ResourceClaim behind it."""
+    """A claim of the pod (an entry of ``spec.resourceClaims``, or the claim the scheduler
+    made for its DRA extended resources) and the ResourceClaim behind it."""
 
     name: str
     claim: ClusterObject | None
@@ -144,7 +146,10 @@ def _allocated_devices(workspace: Workspace) -> set[DeviceID]:
     for claim in _parsed(workspace, "ResourceClaim"):
         allocation = claim.status.allocation
         if allocation is not None:
-            allocated.update((r.driver, r.pool, r.device) for r in allocation.results)
+            # As upstream's allocated state: an admin-access result leaves the device free.
+            allocated.update(
+                (r.driver, r.pool, r.device) for r in allocation.results if not r.admin_access
+            )
     return allocated
 
 
