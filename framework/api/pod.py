@@ -7,10 +7,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from framework.api.affinity import Affinity
+from framework.api.container_totals import aggregate
 from framework.api.fields import Fields, format_time
 from framework.api.labels import LabelSelector
 from framework.api.meta import KubeObject, ObjectMeta, with_own_collections
 from framework.api.quantity import Quantity
+from framework.api.resource_names import (
+    is_hugepage_resource_name,
+    is_overcommit_allowed,
+    is_supported_pod_level_resource,
+)
 from framework.api.taints import Toleration
 from framework.api.volume import Volume
 
@@ -194,6 +200,9 @@ class PodSpec:
         )
         for container in (*spec.containers, *spec.init_containers):
             _default_requests_to_limits(container.resources)
+        if spec.resources is not None:
+            _default_hugepage_pod_limits(spec, spec.resources)
+            _default_pod_requests(spec, spec.resources)
         if spec.host_network:
             _default_host_network_ports(spec.containers)
             _default_host_network_ports(spec.init_containers)
@@ -343,6 +352,36 @@ def _default_requests_to_limits(resources: ResourceRequirements) -> None:
     them so (``SetDefaults_Pod``), and the scheduler then counts them as requests."""
     for name, limit in resources.limits.items():
         resources.requests.setdefault(name, limit)
+
+
+def _default_hugepage_pod_limits(spec: PodSpec, pod_level: ResourceRequirements) -> None:
+    """Pod-level limits partly given: hugepage limits the containers set and the pod does not
+    (nor requests them) become the containers' total (``defaultHugePagePodLimits``)."""
+    if not pod_level.limits and not pod_level.requests:
+        return
+    limits = aggregate(spec.containers, spec.init_containers, lambda c: c.resources.limits)
+    for name, total in limits.items():
+        if (
+            is_supported_pod_level_resource(name)
+            and is_hugepage_resource_name(name)
+            and name not in pod_level.requests
+        ):
+            pod_level.limits.setdefault(name, total)
+
+
+def _default_pod_requests(spec: PodSpec, pod_level: ResourceRequirements) -> None:
+    """Pod-level limits given: a pod-level request left out becomes the containers' total
+    request for CPU and memory, else the pod-level limit (``defaultPodRequests``), which
+    is what the scheduler then counts for the pod."""
+    if not pod_level.limits:
+        return
+    requests = aggregate(spec.containers, spec.init_containers, lambda c: c.resources.requests)
+    for name, total in requests.items():
+        if is_supported_pod_level_resource(name) and is_overcommit_allowed(name):
+            pod_level.requests.setdefault(name, total)
+    for name, limit in pod_level.limits.items():
+        if is_supported_pod_level_resource(name):
+            pod_level.requests.setdefault(name, limit)
 
 
 def _default_host_network_ports(containers: list[Container]) -> None:

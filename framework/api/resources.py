@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from framework.api.container_totals import ResourceList, add_into, aggregate, max_into
 from framework.api.pod import (
     POD_REASON_INFEASIBLE,
     POD_RESIZE_PENDING,
@@ -20,16 +21,20 @@ from framework.api.pod import (
     Pod,
 )
 from framework.api.quantity import Quantity
+from framework.api.resource_names import (
+    RESOURCE_CPU,
+    RESOURCE_MEMORY,
+    is_hugepage_resource_name,
+    is_native_resource,
+    is_prefixed_native_resource,
+    is_supported_pod_level_resource,
+)
 from framework.api.validation.content import is_qualified_name
 
-RESOURCE_CPU = "cpu"
-RESOURCE_MEMORY = "memory"
 RESOURCE_EPHEMERAL_STORAGE = "ephemeral-storage"
 RESOURCE_STORAGE = "storage"
 RESOURCE_PODS = "pods"
-RESOURCE_HUGEPAGES_PREFIX = "hugepages-"
 RESOURCE_ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
-RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
 DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
 RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 
@@ -41,10 +46,6 @@ DEFAULT_NON_MISSING_CONTAINER_REQUESTS: Mapping[str, Quantity] = {
     RESOURCE_CPU: Quantity.from_milli(DEFAULT_MILLI_CPU_REQUEST),
     RESOURCE_MEMORY: Quantity.from_value(DEFAULT_MEMORY_REQUEST),
 }
-
-SUPPORTED_POD_LEVEL_RESOURCES = frozenset({RESOURCE_CPU, RESOURCE_MEMORY})
-
-ResourceList = dict[str, Quantity]
 
 
 # -- pod requests ------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def pod_request_list(
             if is_supported_pod_level_resource(name):
                 requests[name] = quantity if effective is None else effective.get(name, Quantity())
     if not exclude_overhead:
-        _add_into(requests, pod.spec.overhead)
+        add_into(requests, pod.spec.overhead)
     return requests
 
 
@@ -105,51 +106,22 @@ def aggregate_container_requests(
 ) -> ResourceList:
     """Container-level requests with sidecar semantics (upstream ``AggregateContainerRequests``)."""
     statuses = _container_statuses(pod) if use_status_resources else {}
-    requests: ResourceList = {}
-    for container in pod.spec.containers:
-        container_requests = _effective_container_requests(pod, container, statuses)
-        _add_into(requests, _apply_non_missing(container_requests, non_missing))
 
-    sidecars: ResourceList = {}
-    init_peak: ResourceList = {}
-    for container in pod.spec.init_containers:
-        if container.is_restartable_init_container:
-            container_requests = _effective_container_requests(pod, container, statuses)
-        else:
-            container_requests = container.resources.requests
-        container_requests = _apply_non_missing(container_requests, non_missing)
-        if container.is_restartable_init_container:
-            # A sidecar keeps running beside the app containers and every later init container.
-            _add_into(requests, container_requests)
-            _add_into(sidecars, container_requests)
-            in_use = sidecars
-        else:
-            in_use = dict(container_requests)
-            _add_into(in_use, sidecars)
-        _max_into(init_peak, in_use)
-    _max_into(requests, init_peak)
-    return requests
+    def running(container: Container) -> Mapping[str, Quantity]:
+        # Status resources (a resize) count for app containers and sidecars only.
+        requests = _effective_container_requests(pod, container, statuses)
+        return _apply_non_missing(requests, non_missing)
+
+    def init(container: Container) -> Mapping[str, Quantity]:
+        return _apply_non_missing(container.resources.requests, non_missing)
+
+    return aggregate(pod.spec.containers, pod.spec.init_containers, running, init)
 
 
 def aggregate_container_limits(pod: Pod) -> ResourceList:
     """Container-level limits with sidecar semantics (upstream ``AggregateContainerLimits``,
     without status resources): what API validation holds pod-level hugepage limits to."""
-    limits: ResourceList = {}
-    for container in pod.spec.containers:
-        _add_into(limits, container.resources.limits)
-    sidecars: ResourceList = {}
-    init_peak: ResourceList = {}
-    for container in pod.spec.init_containers:
-        if container.is_restartable_init_container:
-            _add_into(limits, container.resources.limits)
-            _add_into(sidecars, container.resources.limits)
-            in_use = sidecars
-        else:
-            in_use = dict(container.resources.limits)
-            _add_into(in_use, sidecars)
-        _max_into(init_peak, in_use)
-    _max_into(limits, init_peak)
-    return limits
+    return aggregate(pod.spec.containers, pod.spec.init_containers, lambda c: c.resources.limits)
 
 
 def non_missing_container_requests(
@@ -187,10 +159,6 @@ def to_scheduler_units(name: str, quantity: Quantity) -> int:
 
 
 # -- pod-level resources -----------------------------------------------------------------------
-
-
-def is_supported_pod_level_resource(name: str) -> bool:
-    return name in SUPPORTED_POD_LEVEL_RESOURCES or name.startswith(RESOURCE_HUGEPAGES_PREFIX)
 
 
 def is_pod_level_requests_set(pod: Pod) -> bool:
@@ -259,21 +227,10 @@ def _container_statuses(pod: Pod) -> dict[str, ContainerStatus]:
 # -- resource lists ----------------------------------------------------------------------------
 
 
-def _add_into(total: ResourceList, more: Mapping[str, Quantity]) -> None:
-    for name, quantity in more.items():
-        total[name] = total[name] + quantity if name in total else quantity
-
-
-def _max_into(peak: ResourceList, other: Mapping[str, Quantity]) -> None:
-    for name, quantity in other.items():
-        if name not in peak or quantity > peak[name]:
-            peak[name] = quantity
-
-
 def _max_of(first: Mapping[str, Quantity], *others: Mapping[str, Quantity]) -> ResourceList:
     result = dict(first)
     for other in others:
-        _max_into(result, other)
+        max_into(result, other)
     return result
 
 
@@ -304,25 +261,11 @@ def _as_quantities(values: Mapping[str, Quantity | int]) -> ResourceList:
 # -- resource names ----------------------------------------------------------------------------
 
 
-def is_prefixed_native_resource(name: str) -> bool:
-    """In the ``*kubernetes.io/`` namespace."""
-    return RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
-
-
-def is_native_resource(name: str) -> bool:
-    """Unprefixed names are implicitly in ``kubernetes.io/``."""
-    return "/" not in name or is_prefixed_native_resource(name)
-
-
 def is_extended_resource_name(name: str) -> bool:
     """A vendor resource such as ``example.com/gpu``."""
     if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
         return False
     return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
-
-
-def is_hugepage_resource_name(name: str) -> bool:
-    return name.startswith(RESOURCE_HUGEPAGES_PREFIX)
 
 
 def is_attachable_volume_resource_name(name: str) -> bool:
@@ -341,7 +284,3 @@ def is_scalar_resource_name(name: str) -> bool:
 
 def is_dra_extended_resource_name(name: str) -> bool:
     return is_extended_resource_name(name) or name.startswith(RESOURCE_DEVICE_CLASS_PREFIX)
-
-
-def is_overcommit_allowed(name: str) -> bool:
-    return is_native_resource(name) and not is_hugepage_resource_name(name)

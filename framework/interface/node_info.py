@@ -17,10 +17,9 @@ from framework.api.labels import Selector, SelectorError, label_selector_as_sele
 from framework.api.node import Node
 from framework.api.pod import ContainerPort, Pod
 from framework.api.quantity import Quantity
+from framework.api.resource_names import RESOURCE_CPU, RESOURCE_MEMORY
 from framework.api.resources import (
-    RESOURCE_CPU,
     RESOURCE_EPHEMERAL_STORAGE,
-    RESOURCE_MEMORY,
     RESOURCE_PODS,
     is_scalar_resource_name,
     non_zero_requests,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from framework.api.errors import ObjectError
 from framework.api.field_errors import (
     FieldError,
     duplicate,
@@ -25,11 +26,8 @@ from framework.api.field_errors import (
 from framework.api.fields import Fields
 from framework.api.meta import ObjectMeta
 from framework.api.pod import Pod, PodSpec, ResourceRequirements
-from framework.api.resources import (
-    aggregate_container_limits,
-    aggregate_container_requests,
-    is_hugepage_resource_name,
-)
+from framework.api.resource_names import is_hugepage_resource_name
+from framework.api.resources import aggregate_container_limits, aggregate_container_requests
 from framework.api.validation.affinity import (
     merged_selector,
     validate_affinity,
@@ -314,9 +312,29 @@ def _pod_resources(spec: Manifest, path: str) -> list[FieldError]:
     if resources.get("claims") is not None:
         detail = "claims may not be set for Resources at pod-level"
         errors.append(forbidden(f"{where}.claims", detail))
-    errors += validate_resource_requirements(resources, where, pod_level=True)
+    errors += validate_resource_requirements(_with_defaults(spec, resources), where, pod_level=True)
     errors += _pod_resource_consistency(spec, where)
     return errors
+
+
+def _with_defaults(spec: Manifest, resources: Manifest) -> Manifest:
+    """Pod-level requests and limits with what the API server defaults before validating
+    (``defaultPodRequests``: a pod-level limit, or the containers' total, stands for a request
+    left out), so a defaulted request above its limit is refused as upstream refuses it."""
+    try:
+        parsed = PodSpec.parse(Fields(spec, "pod", "spec")).resources
+    except (ObjectError, ValueError):
+        return resources  # the quantities' own errors are reported as they are given
+    if parsed is None:
+        return resources
+    defaulted = dict(resources)
+    for key, quantities in (("requests", parsed.requests), ("limits", parsed.limits)):
+        given = dict(resources.get(key) or {})
+        for name, quantity in quantities.items():
+            given.setdefault(name, str(quantity))
+        if given:
+            defaulted[key] = given
+    return defaulted
 
 
 def _pod_resource_consistency(spec: Manifest, path: str) -> list[FieldError]:

@@ -17,7 +17,7 @@ from framework.api.field_errors import (
     required,
 )
 from framework.api.quantity import Quantity, QuantityError
-from framework.api.resources import is_native_resource
+from framework.api.resource_names import is_native_resource
 from framework.api.validation.affinity import validate_node_selector
 from framework.api.validation.content import is_dns1123_subdomain
 from framework.api.validation.dra_common import (

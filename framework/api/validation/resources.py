@@ -9,16 +9,16 @@ from typing import Any
 
 from framework.api.field_errors import FieldError, forbidden, invalid, not_supported, required
 from framework.api.quantity import Quantity, QuantityError
-from framework.api.resources import (
+from framework.api.resource_names import (
     RESOURCE_CPU,
     RESOURCE_MEMORY,
     SUPPORTED_POD_LEVEL_RESOURCES,
-    is_extended_resource_name,
     is_hugepage_resource_name,
     is_native_resource,
     is_overcommit_allowed,
     is_supported_pod_level_resource,
 )
+from framework.api.resources import is_extended_resource_name
 from framework.api.validation.content import is_qualified_name
 
 IS_NEGATIVE = "must be greater than or equal to 0"

@@ -15,11 +15,10 @@ from framework.api.field_errors import aggregate_message
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
+from framework.api.resource_names import RESOURCE_CPU, RESOURCE_MEMORY
 from framework.api.resources import (
-    RESOURCE_CPU,
     RESOURCE_DEVICE_CLASS_PREFIX,
     RESOURCE_EPHEMERAL_STORAGE,
-    RESOURCE_MEMORY,
     RESOURCE_PODS,
     is_dra_extended_resource_name,
     is_extended_resource_name,

@@ -7,11 +7,10 @@ from collections.abc import Callable, Hashable, Sequence
 from operator import attrgetter
 
 from framework.api.pod import Pod
+from framework.api.resource_names import RESOURCE_CPU, RESOURCE_MEMORY
 from framework.api.resources import (
     DEFAULT_NON_MISSING_CONTAINER_REQUESTS,
-    RESOURCE_CPU,
     RESOURCE_EPHEMERAL_STORAGE,
-    RESOURCE_MEMORY,
     is_scalar_resource_name,
     pod_requests,
 )

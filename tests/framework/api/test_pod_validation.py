@@ -607,6 +607,11 @@ def consistency(pod_resources, *containers):
 
 
 AGGREGATE_REQUESTS = "must be greater than or equal to aggregate container requests of"
+ABOVE_LIMIT = "must be less than or equal to"
+# Upstream's table tests validatePodResourceConsistency alone; here each pod goes through the
+# whole create validation after the API server's defaults, so a pod-level request defaulted
+# from the containers (defaultPodRequests) above its limit is refused too, as a real
+# kube-apiserver refuses it.
 CONSISTENCY_CASES = [
     (
         "aggregate container requests less than pod requests",
@@ -654,7 +659,10 @@ CONSISTENCY_CASES = [
             {"limits": {"cpu": "5", "memory": "5Mi"}},
             {"limits": {"cpu": "6", "memory": "9Mi"}},
         ),
-        [],
+        [
+            f'spec.resources.requests: Invalid value: "11": {ABOVE_LIMIT} cpu limit of 10',
+            f'spec.resources.requests: Invalid value: "14Mi": {ABOVE_LIMIT} memory limit of 10Mi',
+        ],
     ),
     (
         "hugepage aggregate container limits greater than pod limits",
@@ -664,8 +672,11 @@ CONSISTENCY_CASES = [
             {"limits": {"cpu": "6", "hugepages-2Mi": "4Mi"}},
         ),
         [
+            f'spec.resources.requests: Invalid value: "12": {ABOVE_LIMIT} cpu limit of 10',
+            'spec.resources.requests[hugepages-2Mi]: Invalid value: "4Mi": '
+            f"{AGGREGATE_REQUESTS} 8Mi",
             'spec.resources.limits[hugepages-2Mi]: Invalid value: "4Mi": must be greater than '
-            "or equal to aggregate container limits of 8Mi"
+            "or equal to aggregate container limits of 8Mi",
         ],
     ),
     (
@@ -675,6 +686,10 @@ CONSISTENCY_CASES = [
             {"limits": {"cpu": "11", "memory": "12Mi", "hugepages-2Mi": "4Mi"}},
         ),
         [
+            f'spec.resources.requests: Invalid value: "11": {ABOVE_LIMIT} cpu limit of 10',
+            f'spec.resources.requests: Invalid value: "12Mi": {ABOVE_LIMIT} memory limit of 10Mi',
+            'spec.resources.requests[hugepages-2Mi]: Invalid value: "2Mi": '
+            f"{AGGREGATE_REQUESTS} 4Mi",
             'spec.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than '
             "or equal to aggregate container limits of 4Mi",
             'spec.resources.containers[0][cpu].limits: Invalid value: "11": must be less than '

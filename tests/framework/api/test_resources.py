@@ -9,19 +9,21 @@ import pytest
 
 from framework.api.pod import Pod
 from framework.api.quantity import Quantity
+from framework.api.resource_names import (
+    is_hugepage_resource_name,
+    is_native_resource,
+    is_overcommit_allowed,
+    is_prefixed_native_resource,
+    is_supported_pod_level_resource,
+)
 from framework.api.resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     is_attachable_volume_resource_name,
     is_extended_resource_name,
-    is_hugepage_resource_name,
-    is_native_resource,
-    is_overcommit_allowed,
     is_pod_level_requests_set,
     is_pod_level_resources_set,
-    is_prefixed_native_resource,
     is_scalar_resource_name,
-    is_supported_pod_level_resource,
     non_zero_requests,
     pod_request_list,
     pod_requests,
@@ -340,6 +342,9 @@ def test_pod_level_set_checks_only_supported_resources():
         }
     )
     assert is_pod_level_resources_set(limits_only)
+    # The API server defaults pod-level requests from the limits (defaultPodRequests).
+    assert is_pod_level_requests_set(limits_only)
+    limits_only.spec.resources.requests.clear()
     assert not is_pod_level_requests_set(limits_only)
 
 
