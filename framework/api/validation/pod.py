@@ -38,6 +38,8 @@ from framework.api.validation.affinity import (
 from framework.api.validation.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_valid_port_name,
+    is_valid_port_num,
 )
 from framework.api.validation.meta import (
     validate_label_name,
@@ -230,7 +232,7 @@ def _container_ports(ports: list[Manifest], path: str) -> list[FieldError]:
         where = f"{path}[{index}]"
         name = port.get("name") or ""
         if name:
-            problems = _port_name_problems(name)
+            problems = is_valid_port_name(name)
             errors += [invalid(f"{where}.name", name, msg) for msg in problems]
             if not problems and name in names:
                 errors.append(duplicate(f"{where}.name", name))
@@ -238,33 +240,17 @@ def _container_ports(ports: list[Manifest], path: str) -> list[FieldError]:
         container_port = port.get("containerPort") or 0
         if container_port == 0:
             errors.append(required(f"{where}.containerPort"))
-        elif not 1 <= container_port <= 65535:
-            errors.append(invalid(f"{where}.containerPort", container_port, _PORT_RANGE))
+        else:
+            problems = is_valid_port_num(container_port)
+            errors += [invalid(f"{where}.containerPort", container_port, m) for m in problems]
         host_port = port.get("hostPort") or 0
-        if host_port and not 1 <= host_port <= 65535:
-            errors.append(invalid(f"{where}.hostPort", host_port, _PORT_RANGE))
+        if host_port:
+            problems = is_valid_port_num(host_port)
+            errors += [invalid(f"{where}.hostPort", host_port, m) for m in problems]
         protocol = port.get("protocol")
         if protocol is not None and protocol not in _PORT_PROTOCOLS:
             errors.append(not_supported(f"{where}.protocol", protocol, _PORT_PROTOCOLS))
     return errors
-
-
-_PORT_RANGE = "must be between 1 and 65535, inclusive"
-
-
-def _port_name_problems(name: str) -> list[str]:
-    problems: list[str] = []
-    if len(name) > 15:
-        problems.append("must be no more than 15 characters")
-    if not name or any(c not in "-abcdefghijklmnopqrstuvwxyz0123456789" for c in name):
-        problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not any("a" <= c <= "z" for c in name):
-        problems.append("must contain at least one letter (a-z)")
-    if "--" in name:
-        problems.append("must not contain consecutive hyphens")
-    if name.startswith("-") or name.endswith("-"):
-        problems.append("must not begin or end with a hyphen")
-    return problems
 
 
 def _host_port_conflicts(containers: list[Manifest], path: str, seen: set[str]) -> list[FieldError]:
