@@ -1,6 +1,8 @@
-"""Upstream's ``ValidatePodCreate`` for every field the scheduler reads
-(``pkg/apis/core/validation``): the same field paths, messages and order, so a pod refused by
-kube-apiserver is refused here with the same list.
+"""Upstream's ``ValidatePodCreate`` (``pkg/apis/core/validation``) for every field the
+scheduler reads and the container fields ``kubectl apply`` checks most (environment, probes,
+mounts, security contexts; ``containers.py``, ``security.py``, ``dns.py``): the same field
+paths, messages and order, so a pod refused by kube-apiserver is refused here with the same
+list.
 
 It checks the manifest as the API server sees it after defaulting and after the pod strategy's
 mutations (``matchLabelKeys`` merged into pod affinity and topology spread selectors); fields
@@ -11,14 +13,17 @@ when given. Resource maps are walked in key order, where upstream's Go maps have
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from framework.api.field_errors import (
+    TOO_LONG,
     FieldError,
     duplicate,
     forbidden,
     go_quote,
     invalid,
+    not_found,
     not_supported,
     required,
 )
@@ -35,12 +40,23 @@ from framework.api.validation.affinity import (
     validate_affinity,
     validate_label_keys,
 )
+from framework.api.validation.containers import (
+    DEFAULT_TERMINATION_GRACE_PERIOD,
+    validate_env,
+    validate_env_from,
+    validate_lifecycle_and_probes,
+    validate_pull_policy,
+    validate_termination_message_policy,
+    validate_volume_mounts,
+)
 from framework.api.validation.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_qualified_name,
     is_valid_port_name,
     is_valid_port_num,
 )
+from framework.api.validation.dns import validate_dns_config, validate_dns_policy
 from framework.api.validation.meta import (
     validate_label_name,
     validate_label_selector,
@@ -48,6 +64,12 @@ from framework.api.validation.meta import (
     validate_object_meta,
 )
 from framework.api.validation.resources import validate_resource_requirements
+from framework.api.validation.security import (
+    host_users,
+    validate_os_specific,
+    validate_pod_security_context,
+    validate_security_context,
+)
 from framework.api.validation.taints import validate_tolerations
 from framework.api.validation.volumes import validate_claim_spec
 
@@ -80,19 +102,37 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
 def validate_pod_spec(
     spec: Manifest, labels: Mapping[str, str], path: str, pod_name: str = ""
 ) -> list[FieldError]:
-    """``ValidatePodSpec``, for the fields the scheduler reads."""
+    """``ValidatePodSpec``, for the fields the scheduler reads and those ``kubectl apply``
+    users most often get wrong (containers' environment, probes, mounts, security)."""
     spec = _with_host_network_ports(spec)
-    errors = _volumes(spec.get("volumes") or [], pod_name, f"{path}.volumes")
-    errors += _containers(spec.get("containers") or [], f"{path}.containers")
-    errors += _init_containers(spec, f"{path}.initContainers")
+    volume_errors, volumes = _volumes(spec.get("volumes") or [], pod_name, f"{path}.volumes")
+    context = _ContainerContext(
+        volumes=volumes,
+        grace_period=_grace_period(spec),
+        shares_host_users=host_users(spec),
+    )
+    errors = volume_errors
+    errors += _containers(spec.get("containers") or [], context, f"{path}.containers")
+    errors += _init_containers(spec, context, f"{path}.initContainers")
     errors += _pod_resources(spec, path)
     errors += _host_network_ports(spec, f"{path}.containers")
     errors += _one_of(spec.get("restartPolicy"), _RESTART_POLICIES, f"{path}.restartPolicy")
+    errors += validate_dns_policy(spec.get("dnsPolicy"), f"{path}.dnsPolicy")
     errors += validate_labels(spec.get("nodeSelector") or {}, f"{path}.nodeSelector")
+    errors += validate_pod_security_context(spec, path)
     errors += validate_affinity(spec.get("affinity"), labels, f"{path}.affinity")
+    errors += validate_dns_config(spec.get("dnsConfig"), spec.get("dnsPolicy"), f"{path}.dnsConfig")
+    errors += _readiness_gates(spec.get("readinessGates") or [], f"{path}.readinessGates")
     errors += _scheduling_gates(spec.get("schedulingGates") or [], f"{path}.schedulingGates")
     errors += _topology_spread(spec.get("topologySpreadConstraints") or [], labels, path)
+    errors += _host_users(spec, path)
+    errors += _hostname_override(spec, path)
+    errors += _names(spec, "serviceAccountName", path)
     errors += _names(spec, "nodeName", path)
+    errors += _active_deadline(spec.get("activeDeadlineSeconds"), f"{path}.activeDeadlineSeconds")
+    for key in ("hostname", "subdomain"):
+        if spec.get(key):
+            errors += [invalid(f"{path}.{key}", spec[key], m) for m in is_dns1123_label(spec[key])]
     errors += validate_tolerations(spec.get("tolerations") or [], f"{path}.tolerations")
     errors += _names(spec, "priorityClassName", path)
     errors += _names(spec, "runtimeClassName", path)
@@ -101,8 +141,16 @@ def validate_pod_spec(
     if spec.get("overhead") is not None:
         errors += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead")
     if spec.get("os") is not None:
-        errors += _os(spec["os"], f"{path}.os")
+        os_errors = _os(spec["os"], f"{path}.os")
+        errors += os_errors or validate_os_specific(spec, path)
+    errors += _file_key_ref_volumes(spec, path)
     return errors
+
+
+def _grace_period(spec: Manifest) -> int:
+    """The pod's termination grace period, defaulted to 30 seconds."""
+    period = spec.get("terminationGracePeriodSeconds")
+    return DEFAULT_TERMINATION_GRACE_PERIOD if period is None else period
 
 
 def _with_host_network_ports(spec: Manifest) -> Manifest:
@@ -128,38 +176,52 @@ def _with_host_network_ports(spec: Manifest) -> Manifest:
 # -- containers ----------------------------------------------------------------------------------
 
 
-def _containers(containers: list[Manifest], path: str) -> list[FieldError]:
+@dataclass(frozen=True, slots=True)
+class _ContainerContext:
+    """What checking one container needs from its pod."""
+
+    volumes: set[str]
+    grace_period: int
+    shares_host_users: bool
+
+
+def _containers(
+    containers: list[Manifest], context: _ContainerContext, path: str
+) -> list[FieldError]:
     if not containers:
         return [required(path)]
     errors: list[FieldError] = []
     names: set[str] = set()
     for index, container in enumerate(containers):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where)
+        errors += _container_common(container, context, where)
         name = container.get("name") or ""
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
         names.add(name)
+        errors += validate_lifecycle_and_probes(container, context.grace_period, where)
         errors += _container_restart_policy(container, where)
     errors += _host_port_conflicts(containers, path, set())
     return errors
 
 
-def _init_containers(spec: Manifest, path: str) -> list[FieldError]:
+def _init_containers(spec: Manifest, context: _ContainerContext, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     names = {c.get("name") or "" for c in spec.get("containers") or []}
-    host_ports: set[str] = set()
     for index, container in enumerate(spec.get("initContainers") or []):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where)
+        errors += _container_common(container, context, where)
         errors += _init_container_restart_policy(container, where)
         name = container.get("name") or ""
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
         elif name:
             names.add(name)
-        errors += _host_port_conflicts([container], path, host_ports)
-        if container.get("restartPolicy") != "Always":
+        # Init containers run one after another: each only conflicts with itself.
+        errors += _host_port_conflicts([container], path, set())
+        if container.get("restartPolicy") == "Always":
+            errors += validate_lifecycle_and_probes(container, context.grace_period, where)
+        else:
             for probe in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
                 if container.get(probe) is not None:
                     errors.append(forbidden(f"{where}.{probe}", _NOT_A_SIDECAR))
@@ -216,12 +278,25 @@ def _host_network_ports(spec: Manifest, path: str) -> list[FieldError]:
     return errors
 
 
-def _container_common(container: Manifest, path: str) -> list[FieldError]:
+def _container_common(
+    container: Manifest, context: _ContainerContext, path: str
+) -> list[FieldError]:
+    """``validateContainerCommon``, in upstream's order."""
     errors = _required_dns_label(container.get("name") or "", f"{path}.name")
     if not container.get("image"):
         errors.append(required(f"{path}.image"))
+    policy = container.get("terminationMessagePolicy")
+    errors += validate_termination_message_policy(policy, f"{path}.terminationMessagePolicy")
     errors += _container_ports(container.get("ports") or [], f"{path}.ports")
+    errors += validate_env(container.get("env") or [], f"{path}.env")
+    errors += validate_env_from(container.get("envFrom") or [], f"{path}.envFrom")
+    errors += validate_volume_mounts(container, context.volumes, f"{path}.volumeMounts")
+    errors += validate_pull_policy(container.get("imagePullPolicy"), f"{path}.imagePullPolicy")
     errors += validate_resource_requirements(container.get("resources") or {}, f"{path}.resources")
+    security = container.get("securityContext")
+    errors += validate_security_context(
+        security, f"{path}.securityContext", context.shares_host_users
+    )
     return errors
 
 
@@ -384,9 +459,12 @@ def _scheduling_gates(gates: list[Manifest], path: str) -> list[FieldError]:
 # -- the rest ------------------------------------------------------------------------------------
 
 
-def _volumes(volumes: list[Manifest], pod_name: str, path: str) -> list[FieldError]:
+def _volumes(
+    volumes: list[Manifest], pod_name: str, path: str
+) -> tuple[list[FieldError], set[str]]:
     """``ValidateVolumes`` for what volume scheduling reads: unique names, the claim a
-    ``persistentVolumeClaim`` names, and the claim an ``ephemeral`` volume would create."""
+    ``persistentVolumeClaim`` names, and the claim an ``ephemeral`` volume would create.
+    Also the names of the volumes that passed, the ones containers may mount."""
     created = {
         f"{pod_name}-{volume.get('name') or ''}"
         for volume in volumes
@@ -408,7 +486,7 @@ def _volumes(volumes: list[Manifest], pod_name: str, path: str) -> list[FieldErr
         if claim_name and claim_name in created:
             detail = "must not reference a PVC that gets created for an ephemeral volume"
             errors.append(invalid(f"{where}.persistentVolumeClaim.claimName", claim_name, detail))
-    return errors
+    return errors, names
 
 
 def _volume_source(volume: Manifest, pod_name: str, path: str) -> list[FieldError]:
@@ -432,6 +510,83 @@ def _volume_source(volume: Manifest, pod_name: str, path: str) -> list[FieldErro
             for msg in is_dns1123_subdomain(claim_name):
                 detail = f"PVC name {go_quote(claim_name)}: {msg}"
                 errors.append(invalid(f"{path}.name", name, detail))
+    return errors
+
+
+def _readiness_gates(gates: list[Manifest], path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for index, gate in enumerate(gates):
+        condition = gate.get("conditionType") or ""
+        where = f"{path}[{index}].conditionType"
+        errors += [invalid(where, condition, msg) for msg in is_qualified_name(condition)]
+    return errors
+
+
+def _host_users(spec: Manifest, path: str) -> list[FieldError]:
+    """``validateHostUsers``: a pod in its own user namespace shares no other namespace with
+    the host (UserNamespacesHostNetworkSupport is alpha, off, in v1.36)."""
+    if host_users(spec):
+        return []
+    errors: list[FieldError] = []
+    detail = "when `hostUsers` is false"
+    if spec.get("hostNetwork"):
+        errors.append(forbidden(f"{path}.hostNetwork", detail))
+    # Upstream names these two by their Go field names.
+    if spec.get("hostPID"):
+        errors.append(forbidden(f"{path}.HostPID", detail))
+    if spec.get("hostIPC"):
+        errors.append(forbidden(f"{path}.HostIPC", detail))
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for index, container in enumerate(spec.get(key) or []):
+            if container.get("volumeDevices"):
+                errors.append(forbidden(f"{path}.{key}[{index}].volumeDevices", detail))
+    return errors
+
+
+def _hostname_override(spec: Manifest, path: str) -> list[FieldError]:
+    """``validatePodHostName`` (HostnameOverride, beta in v1.36)."""
+    override = spec.get("hostnameOverride")
+    if override is None:
+        return []
+    where = f"{path}.hostnameOverride"
+    errors: list[FieldError] = []
+    if spec.get("setHostnameAsFQDN"):
+        errors.append(forbidden(where, "may not be specified when setHostnameAsFQDN is true"))
+    if spec.get("hostNetwork"):
+        errors.append(forbidden(where, "may not be specified when hostNetwork is true"))
+    if len(override) > 64:
+        errors.append(FieldError(TOO_LONG, where, detail="may not be more than 64 bytes"))
+    return errors + [invalid(where, override, msg) for msg in is_dns1123_subdomain(override)]
+
+
+_MAX_INT32 = 2**31 - 1
+
+
+def _active_deadline(seconds: int | None, path: str) -> list[FieldError]:
+    if seconds is None or 1 <= seconds <= _MAX_INT32:
+        return []
+    return [invalid(path, seconds, f"must be between 1 and {_MAX_INT32}, inclusive")]
+
+
+def _file_key_ref_volumes(spec: Manifest, path: str) -> list[FieldError]:
+    """``validateFileKeyRefVolumes``: a variable read from a file reads it from an emptyDir
+    volume of the pod (a volume without a source is an emptyDir)."""
+    volumes = {volume.get("name") or "": volume for volume in spec.get("volumes") or []}
+    errors: list[FieldError] = []
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for index, container in enumerate(spec.get(key) or []):
+            for env_index, variable in enumerate(container.get("env") or []):
+                reference = (variable.get("valueFrom") or {}).get("fileKeyRef")
+                if reference is None:
+                    continue
+                name = reference.get("volumeName") or ""
+                where = f"{path}.{key}[{index}].env[{env_index}].valueFrom.fileKeyRef.volumeName"
+                volume = volumes.get(name)
+                if volume is None:
+                    errors.append(not_found(where, name))
+                elif set(volume) - {"name"} and volume.get("emptyDir") is None:
+                    detail = "referenced volume must be of type emptyDir"
+                    errors.append(invalid(where, name, detail))
     return errors
 
 
