@@ -524,13 +524,13 @@ def _readiness_gates(gates: list[Manifest], path: str) -> list[FieldError]:
 
 def _host_users(spec: Manifest, path: str) -> list[FieldError]:
     """``validateHostUsers``: a pod in its own user namespace shares no other namespace with
-    the host (UserNamespacesHostNetworkSupport is alpha, off, in v1.36)."""
+    the host. The host's network is allowed, as with UserNamespacesHostNetworkSupport on
+    (alpha, off by default in v1.36): NodeDeclaredFeatures places such pods on the nodes that
+    declare that feature, and a cluster where they exist has it on (docs/fidelity.md)."""
     if host_users(spec):
         return []
     errors: list[FieldError] = []
     detail = "when `hostUsers` is false"
-    if spec.get("hostNetwork"):
-        errors.append(forbidden(f"{path}.hostNetwork", detail))
     # Upstream names these two by their Go field names.
     if spec.get("hostPID"):
         errors.append(forbidden(f"{path}.HostPID", detail))

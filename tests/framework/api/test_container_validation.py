@@ -510,6 +510,11 @@ CASES = [
         ],
     ),
     (
+        "hostUsers false on the host's network, as with UserNamespacesHostNetworkSupport on",
+        spec(hostUsers=False, hostNetwork=True),
+        [],
+    ),
+    (
         "hostUsers false with the host's PID namespace",
         spec(hostUsers=False, hostPID=True),
         ["spec.HostPID: Forbidden: when `hostUsers` is false"],
