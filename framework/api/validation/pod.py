@@ -1,13 +1,14 @@
 """Upstream's ``ValidatePodCreate`` (``pkg/apis/core/validation``) for every field the
 scheduler reads and the container fields ``kubectl apply`` checks most (environment, probes,
-mounts, security contexts; ``containers.py``, ``security.py``, ``dns.py``): the same field
-paths, messages and order, so a pod refused by kube-apiserver is refused here with the same
-list.
+mounts, security contexts: ``env.py``, ``probes.py``, ``mounts.py``, ``security.py``,
+``dns.py``): the same field paths, messages and order, so a pod refused by kube-apiserver is
+refused here with the same list.
 
 It checks the manifest as the API server sees it after defaulting and after the pod strategy's
 mutations (``matchLabelKeys`` merged into pod affinity and topology spread selectors); fields
-the API server always defaults (``restartPolicy``, a port's ``protocol``) are checked only
-when given. Resource maps are walked in key order, where upstream's Go maps have none.
+the API server always defaults (``restartPolicy``, a port's ``protocol``, the DNS, pull and
+termination message policies) are checked only when given. Resource maps are walked in key
+order, where upstream's Go maps have none.
 """
 
 from __future__ import annotations
@@ -40,15 +41,6 @@ from framework.api.validation.affinity import (
     validate_affinity,
     validate_label_keys,
 )
-from framework.api.validation.containers import (
-    DEFAULT_TERMINATION_GRACE_PERIOD,
-    validate_env,
-    validate_env_from,
-    validate_lifecycle_and_probes,
-    validate_pull_policy,
-    validate_termination_message_policy,
-    validate_volume_mounts,
-)
 from framework.api.validation.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -57,11 +49,17 @@ from framework.api.validation.content import (
     is_valid_port_num,
 )
 from framework.api.validation.dns import validate_dns_config, validate_dns_policy
+from framework.api.validation.env import validate_env, validate_env_from
 from framework.api.validation.meta import (
     validate_label_name,
     validate_label_selector,
     validate_labels,
     validate_object_meta,
+)
+from framework.api.validation.mounts import validate_volume_mounts
+from framework.api.validation.probes import (
+    DEFAULT_TERMINATION_GRACE_PERIOD,
+    validate_lifecycle_and_probes,
 )
 from framework.api.validation.resources import validate_resource_requirements
 from framework.api.validation.security import (
@@ -81,6 +79,8 @@ _SCHEDULE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
 _NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
 _PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
 
 
 def validate_pod(manifest: Manifest) -> list[FieldError]:
@@ -285,13 +285,15 @@ def _container_common(
     errors = _required_dns_label(container.get("name") or "", f"{path}.name")
     if not container.get("image"):
         errors.append(required(f"{path}.image"))
-    policy = container.get("terminationMessagePolicy")
-    errors += validate_termination_message_policy(policy, f"{path}.terminationMessagePolicy")
+    # Both policies are defaulted when not given (the pull policy from the image's tag).
+    policy = container.get("terminationMessagePolicy") or None
+    errors += _one_of(policy, TERMINATION_MESSAGE_POLICIES, f"{path}.terminationMessagePolicy")
     errors += _container_ports(container.get("ports") or [], f"{path}.ports")
     errors += validate_env(container.get("env") or [], f"{path}.env")
     errors += validate_env_from(container.get("envFrom") or [], f"{path}.envFrom")
     errors += validate_volume_mounts(container, context.volumes, f"{path}.volumeMounts")
-    errors += validate_pull_policy(container.get("imagePullPolicy"), f"{path}.imagePullPolicy")
+    pull_policy = container.get("imagePullPolicy") or None
+    errors += _one_of(pull_policy, PULL_POLICIES, f"{path}.imagePullPolicy")
     errors += validate_resource_requirements(container.get("resources") or {}, f"{path}.resources")
     security = container.get("securityContext")
     errors += validate_security_context(
@@ -597,7 +599,7 @@ def _required_dns_label(name: str, path: str) -> list[FieldError]:
 
 
 def _names(spec: Manifest, key: str, path: str) -> list[FieldError]:
-    """A node, PriorityClass or RuntimeClass name: a DNS subdomain when given."""
+    """A ServiceAccount, node, PriorityClass or RuntimeClass name: a DNS subdomain when given."""
     value = spec.get(key)
     if not value:
         return []

@@ -24,7 +24,7 @@ from framework.api.field_errors import (
     not_supported,
     required,
 )
-from framework.api.validation.containers import validate_local_descending_path
+from framework.api.validation.mounts import validate_local_descending_path
 
 Manifest = Mapping[str, Any]
 

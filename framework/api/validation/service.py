@@ -110,7 +110,11 @@ def defaulted_service_spec(spec: Manifest) -> dict[str, Any]:
     if _externally_accessible(defaulted) and not spec.get("externalTrafficPolicy"):
         defaulted["externalTrafficPolicy"] = "Cluster"
     kind = defaulted["type"]
-    if spec.get("internalTrafficPolicy") is None and kind != "ExternalName":
+    if spec.get("internalTrafficPolicy") is None and kind in (
+        "ClusterIP",
+        "LoadBalancer",
+        "NodePort",
+    ):
         defaulted["internalTrafficPolicy"] = "Cluster"
     if kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
         defaulted["allocateLoadBalancerNodePorts"] = True
