@@ -361,6 +361,16 @@ CASES = [
         ],
     ),
     ("a zero sleep", container(lifecycle={"preStop": {"sleep": {"seconds": 0}}}), []),
+    (
+        "a sleep within the pod's own grace period",
+        lambda m: (
+            spec(terminationGracePeriodSeconds=60)(m),
+            container(lifecycle={"preStop": {"sleep": {"seconds": 45}}})(m),
+        ),
+        [],
+    ),
+    # A negative grace period only draws a warning upstream.
+    ("a negative termination grace period", spec(terminationGracePeriodSeconds=-1), []),
     # TestValidatePullPolicy, termination message policy
     ("Never1", container(imagePullPolicy="Never"), []),
     (
