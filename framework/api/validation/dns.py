@@ -1,6 +1,7 @@
-"""Upstream's checks of a pod's DNS settings (``validateDNSPolicy``,
-``validatePodDNSConfig``), with RelaxedDNSSearchValidation on as in v1.36: search domains
-may hold underscores, and ``.`` alone is allowed."""
+"""Upstream's checks of how a pod resolves names: its DNS settings (``validateDNSPolicy``,
+``validatePodDNSConfig``), with RelaxedDNSSearchValidation on as in v1.36 (search domains
+may hold underscores, and ``.`` alone is allowed), and its host aliases
+(``ValidateHostAliases``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from framework.api.field_errors import FieldError, invalid, not_supported, required
+from framework.api.validation.content import is_dns1123_subdomain
 from framework.api.validation.ip import validate_legacy_ip
 
 Manifest = Mapping[str, Any]
@@ -78,3 +80,14 @@ def _subdomain_with_underscore(value: str) -> list[str]:
             f"'example.com', regex used for validation is '{_SUBDOMAIN_WITH_UNDERSCORE}')"
         )
     return problems
+
+
+def validate_host_aliases(aliases: list[Manifest], path: str) -> list[FieldError]:
+    """Each alias an IP address and DNS names for it."""
+    errors: list[FieldError] = []
+    for index, alias in enumerate(aliases):
+        errors += validate_legacy_ip(alias.get("ip") or "", f"{path}[{index}].ip")
+        for name_index, hostname in enumerate(alias.get("hostnames") or []):
+            where = f"{path}[{index}].hostnames[{name_index}]"
+            errors += [invalid(where, hostname, msg) for msg in is_dns1123_subdomain(hostname)]
+    return errors

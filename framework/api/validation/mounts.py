@@ -1,6 +1,7 @@
-"""Upstream's checks of a container's volume mounts (``ValidateVolumeMounts``): each names a
-volume of the pod that passed validation, at a path of its own, with a relative sub-path
-that stays inside the volume, a known propagation and a recursive read-only mode that fits.
+"""Upstream's checks of a container's volume mounts and devices (``ValidateVolumeMounts``,
+``ValidateVolumeDevices``): each names a volume of the pod that passed validation, at a path
+of its own; a mount's sub-path stays inside the volume, its propagation and recursive
+read-only mode fit; a device is a claim's block volume.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ _MOUNT_PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
 _RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
 
 
-def validate_volume_mounts(container: Manifest, volumes: set[str], path: str) -> list[FieldError]:
+def validate_volume_mounts(
+    container: Manifest, volumes: Mapping[str, Manifest], path: str
+) -> list[FieldError]:
     """``ValidateVolumeMounts``: each mount names one of the pod's volumes, at a path of its
     own. Its sub-path and propagation problems are reported at the list's path, as upstream
     reports them (``volumeMounts.subPath``)."""
@@ -116,3 +119,53 @@ def _recursive_read_only(mount: Manifest, path: str) -> list[FieldError]:
         detail = "may only be specified when mountPropagation is None or not specified"
         errors.append(forbidden(path, detail))
     return errors
+
+
+def validate_volume_devices(
+    container: Manifest, volumes: Mapping[str, Manifest], path: str
+) -> list[FieldError]:
+    """``ValidateVolumeDevices``: unique names and paths, of claims' volumes, not mounted."""
+    mount_names = {mount.get("name") for mount in container.get("volumeMounts") or []}
+    mount_paths = {mount.get("mountPath") for mount in container.get("volumeMounts") or []}
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    paths: set[str] = set()
+    for index, device in enumerate(container.get("volumeDevices") or []):
+        where = f"{path}[{index}]"
+        name = device.get("name") or ""
+        device_path = device.get("devicePath") or ""
+        volume = volumes.get(name)
+        if not name:
+            errors.append(required(f"{where}.name"))
+        if name in names:
+            errors.append(invalid(f"{where}.name", name, "must be unique"))
+        if volume is not None and not _is_claim(volume):
+            detail = (
+                "can only use volume source type of PersistentVolumeClaim or Ephemeral for "
+                "block mode"
+            )
+            errors.append(invalid(f"{where}.name", name, detail))
+        if volume is None:
+            errors.append(not_found(f"{where}.name", name))
+        if not device_path:
+            errors.append(required(f"{where}.devicePath"))
+        if device_path in paths:
+            errors.append(invalid(f"{where}.devicePath", device_path, "must be unique"))
+        if device_path and validate_path_no_backsteps(device_path, where):
+            detail = "can not contain backsteps ('..')"
+            errors.append(invalid(f"{where}.devicePath", device_path, detail))
+        else:
+            paths.add(device_path)
+        if name in mount_names:
+            detail = "must not already exist in volumeMounts"
+            errors.append(invalid(f"{where}.name", name, detail))
+        if device_path in mount_paths:
+            detail = "must not already exist as a path in volumeMounts"
+            errors.append(invalid(f"{where}.devicePath", device_path, detail))
+        if name:
+            names.add(name)
+    return errors
+
+
+def _is_claim(volume: Manifest) -> bool:
+    return volume.get("persistentVolumeClaim") is not None or volume.get("ephemeral") is not None

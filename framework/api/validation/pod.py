@@ -48,7 +48,11 @@ from framework.api.validation.content import (
     is_valid_port_name,
     is_valid_port_num,
 )
-from framework.api.validation.dns import validate_dns_config, validate_dns_policy
+from framework.api.validation.dns import (
+    validate_dns_config,
+    validate_dns_policy,
+    validate_host_aliases,
+)
 from framework.api.validation.env import validate_env, validate_env_from
 from framework.api.validation.meta import (
     validate_label_name,
@@ -56,7 +60,7 @@ from framework.api.validation.meta import (
     validate_labels,
     validate_object_meta,
 )
-from framework.api.validation.mounts import validate_volume_mounts
+from framework.api.validation.mounts import validate_volume_devices, validate_volume_mounts
 from framework.api.validation.probes import (
     DEFAULT_TERMINATION_GRACE_PERIOD,
     validate_lifecycle_and_probes,
@@ -110,6 +114,7 @@ def validate_pod_spec(
         volumes=volumes,
         grace_period=_grace_period(spec),
         shares_host_users=host_users(spec),
+        restart_policy=spec.get("restartPolicy") or "Always",
     )
     errors = volume_errors
     errors += _containers(spec.get("containers") or [], context, f"{path}.containers")
@@ -134,6 +139,7 @@ def validate_pod_spec(
         if spec.get(key):
             errors += [invalid(f"{path}.{key}", spec[key], m) for m in is_dns1123_label(spec[key])]
     errors += validate_tolerations(spec.get("tolerations") or [], f"{path}.tolerations")
+    errors += validate_host_aliases(spec.get("hostAliases") or [], f"{path}.hostAliases")
     errors += _names(spec, "priorityClassName", path)
     errors += _names(spec, "runtimeClassName", path)
     if spec.get("preemptionPolicy") is not None:
@@ -180,9 +186,10 @@ def _with_host_network_ports(spec: Manifest) -> Manifest:
 class _ContainerContext:
     """What checking one container needs from its pod."""
 
-    volumes: set[str]
+    volumes: Mapping[str, Manifest]
     grace_period: int
     shares_host_users: bool
+    restart_policy: str
 
 
 def _containers(
@@ -225,6 +232,19 @@ def _init_containers(spec: Manifest, context: _ContainerContext, path: str) -> l
             for probe in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
                 if container.get(probe) is not None:
                     errors.append(forbidden(f"{where}.{probe}", _NOT_A_SIDECAR))
+            errors += _init_container_resize(container, where)
+    return errors
+
+
+def _init_container_resize(container: Manifest, path: str) -> list[FieldError]:
+    """An init container that is not a sidecar has ended before any resize: restarting it
+    to resize makes no sense."""
+    errors: list[FieldError] = []
+    for index, policy in enumerate(container.get("resizePolicy") or []):
+        if policy.get("restartPolicy") == "RestartContainer":
+            where = f"{path}.resizePolicy[{index}].restartPolicy"
+            detail = "must not be set to 'RestartContainer' for non-sidecar initContainers"
+            errors.append(invalid(where, "RestartContainer", detail))
     return errors
 
 
@@ -263,6 +283,35 @@ def _container_restart_policy(container: Manifest, path: str) -> list[FieldError
     return _one_of(policy, _CONTAINER_RESTART_POLICIES, f"{path}.restartPolicy")
 
 
+_RESIZE_RESOURCES = ("cpu", "memory")
+_RESIZE_RESTART_POLICIES = ("NotRequired", "RestartContainer")
+
+
+def _resize_policy(
+    policies: list[Manifest], pod_restart_policy: str, path: str
+) -> list[FieldError]:
+    """``validateResizePolicy``: one policy per resizable resource; a pod that never
+    restarts cannot restart a container to resize it. Problems are reported at the list's
+    path, as upstream reports them."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for index, policy in enumerate(policies):
+        resource = policy.get("resourceName") or ""
+        restart = policy.get("restartPolicy") or ""
+        if resource in seen:
+            errors.append(duplicate(f"{path}[{index}]", resource))
+        seen.add(resource)
+        for value, allowed in ((resource, _RESIZE_RESOURCES), (restart, _RESIZE_RESTART_POLICIES)):
+            if not value:
+                errors.append(required(path))
+            elif value not in allowed:
+                errors.append(not_supported(path, value, allowed))
+        if pod_restart_policy == "Never" and restart != "NotRequired":
+            detail = "must be 'NotRequired' when pod `restartPolicy` is 'Never'"
+            errors.append(invalid(path, restart, detail))
+    return errors
+
+
 def _host_network_ports(spec: Manifest, path: str) -> list[FieldError]:
     """``validatePodHostNetworkDeps``: on the host's network a port is its host port."""
     if not spec.get("hostNetwork"):
@@ -292,9 +341,12 @@ def _container_common(
     errors += validate_env(container.get("env") or [], f"{path}.env")
     errors += validate_env_from(container.get("envFrom") or [], f"{path}.envFrom")
     errors += validate_volume_mounts(container, context.volumes, f"{path}.volumeMounts")
+    errors += validate_volume_devices(container, context.volumes, f"{path}.volumeDevices")
     pull_policy = container.get("imagePullPolicy") or None
     errors += _one_of(pull_policy, PULL_POLICIES, f"{path}.imagePullPolicy")
     errors += validate_resource_requirements(container.get("resources") or {}, f"{path}.resources")
+    policies = container.get("resizePolicy") or []
+    errors += _resize_policy(policies, context.restart_policy, f"{path}.resizePolicy")
     security = container.get("securityContext")
     errors += validate_security_context(
         security, f"{path}.securityContext", context.shares_host_users
@@ -463,32 +515,32 @@ def _scheduling_gates(gates: list[Manifest], path: str) -> list[FieldError]:
 
 def _volumes(
     volumes: list[Manifest], pod_name: str, path: str
-) -> tuple[list[FieldError], set[str]]:
+) -> tuple[list[FieldError], dict[str, Manifest]]:
     """``ValidateVolumes`` for what volume scheduling reads: unique names, the claim a
     ``persistentVolumeClaim`` names, and the claim an ``ephemeral`` volume would create.
-    Also the names of the volumes that passed, the ones containers may mount."""
+    Also the volumes that passed, by name: the ones containers may mount."""
     created = {
         f"{pod_name}-{volume.get('name') or ''}"
         for volume in volumes
         if pod_name and volume.get("ephemeral") is not None
     }
     errors: list[FieldError] = []
-    names: set[str] = set()
+    passed: dict[str, Manifest] = {}
     for index, volume in enumerate(volumes):
         where = f"{path}[{index}]"
         name = volume.get("name") or ""
         found = _volume_source(volume, pod_name, where)
         found += _required_dns_label(name, f"{where}.name")
-        if name in names:
+        if name in passed:
             found.append(duplicate(f"{where}.name", name))
         if not found:
-            names.add(name)
+            passed[name] = volume
         errors += found
         claim_name = (volume.get("persistentVolumeClaim") or {}).get("claimName")
         if claim_name and claim_name in created:
             detail = "must not reference a PVC that gets created for an ephemeral volume"
             errors.append(invalid(f"{where}.persistentVolumeClaim.claimName", claim_name, detail))
-    return errors, names
+    return errors, passed
 
 
 def _volume_source(volume: Manifest, pod_name: str, path: str) -> list[FieldError]:

@@ -265,7 +265,74 @@ CASES = [
         ),
         [
             f'{C}.volumeMounts[0].name: Invalid value: "abc": must not already exist in '
-            "volumeDevices"
+            "volumeDevices",
+            f'{C}.volumeDevices[0].name: Invalid value: "abc": must not already exist in '
+            "volumeMounts",
+        ],
+    ),
+    # TestValidateVolumeDevices
+    (
+        "a claim's block device",
+        container(volumeDevices=[{"name": "abc", "devicePath": "/dev/xvda"}]),
+        [],
+    ),
+    (
+        "a device of a volume that is not a claim",
+        container(volumeDevices=[{"name": "123", "devicePath": "/dev/xvda"}]),
+        [
+            f'{C}.volumeDevices[0].name: Invalid value: "123": can only use volume source type of '
+            "PersistentVolumeClaim or Ephemeral for block mode"
+        ],
+    ),
+    (
+        "a device path with backsteps",
+        container(volumeDevices=[{"name": "abc", "devicePath": "/dev/../xvda"}]),
+        [
+            f'{C}.volumeDevices[0].devicePath: Invalid value: "/dev/../xvda": can not contain '
+            "backsteps ('..')"
+        ],
+    ),
+    (
+        "an unknown device volume",
+        container(volumeDevices=[{"name": "xyz", "devicePath": "/dev/xvda"}]),
+        [f'{C}.volumeDevices[0].name: Not found: "xyz"'],
+    ),
+    # resize policies (TestValidateResizePolicy)
+    (
+        "valid resize policies",
+        container(
+            resizePolicy=[
+                {"resourceName": "cpu", "restartPolicy": "NotRequired"},
+                {"resourceName": "memory", "restartPolicy": "RestartContainer"},
+            ]
+        ),
+        [],
+    ),
+    (
+        "a repeated and an unknown resize resource",
+        container(
+            resizePolicy=[
+                {"resourceName": "cpu", "restartPolicy": "NotRequired"},
+                {"resourceName": "cpu", "restartPolicy": "NotRequired"},
+                {"resourceName": "gpu", "restartPolicy": "NotRequired"},
+            ]
+        ),
+        [
+            f'{C}.resizePolicy[1]: Duplicate value: "cpu"',
+            f'{C}.resizePolicy: Unsupported value: "gpu": supported values: "cpu", "memory"',
+        ],
+    ),
+    (
+        "restarting to resize in a pod that never restarts",
+        lambda m: (
+            spec(restartPolicy="Never")(m),
+            container(resizePolicy=[{"resourceName": "cpu", "restartPolicy": "RestartContainer"}])(
+                m
+            ),
+        ),
+        [
+            f"{C}.resizePolicy: Invalid value: \"RestartContainer\": must be 'NotRequired' when "
+            "pod `restartPolicy` is 'Never'"
         ],
     ),
     (
@@ -583,6 +650,16 @@ CASES = [
         spec(dnsConfig={"options": [{"value": "2"}]}),
         ["spec.dnsConfig.options[0]: Required value: must not be empty"],
     ),
+    # host aliases (TestValidateHostAliases)
+    (
+        "host aliases",
+        spec(hostAliases=[{"ip": "1.2.3.4", "hostnames": ["host1", "Host_2"]}, {"ip": "x"}]),
+        [
+            f'spec.hostAliases[0].hostnames[1]: Invalid value: "Host_2": {SUBDOMAIN}',
+            'spec.hostAliases[1].ip: Invalid value: "x": must be a valid IP address, (e.g. '
+            "10.9.8.7 or 2001:db8::ffff)",
+        ],
+    ),
     # the rest of the pod spec (TestValidatePodSpec)
     (
         "bad active deadline seconds",
@@ -681,6 +758,17 @@ def test_sidecars_get_probe_checks_and_plain_init_containers_none():
         "spec.initContainers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1",
         "spec.initContainers[1].livenessProbe: Forbidden: may not be set for init containers "
         "without restartPolicy=Always",
+    ]
+
+
+def test_a_plain_init_container_is_not_restarted_to_resize():
+    def edit(manifest):
+        policy = {"resourceName": "cpu", "restartPolicy": "RestartContainer"}
+        manifest["spec"]["initContainers"] = [{"name": "i", "image": "i", "resizePolicy": [policy]}]
+
+    assert errors_of(edit) == [
+        'spec.initContainers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": '
+        "must not be set to 'RestartContainer' for non-sidecar initContainers"
     ]
 
 
