@@ -10,14 +10,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from framework.api.field_errors import FieldError, invalid, not_supported, required
-from framework.api.quantity import Quantity, QuantityError
+from framework.api.quantity import Quantity
 from framework.api.validation.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
 )
 from framework.api.validation.mounts import validate_path_no_backsteps
-from framework.api.validation.resources import QuantityDecodeError
+from framework.api.validation.resources import parse_quantity
 
 Manifest = Mapping[str, Any]
 
@@ -168,15 +168,8 @@ def _resource_field_ref(selector: Manifest, path: str) -> list[FieldError]:
         errors.append(not_supported(f"{path}.resource", resource, _RESOURCE_FIELD_PATHS))
     divisor = selector.get("divisor")
     if divisor is not None:
-        errors += _divisor(resource, _quantity(divisor, f"{path}.divisor"), f"{path}.divisor")
+        errors += _divisor(resource, parse_quantity(divisor, f"{path}.divisor"), f"{path}.divisor")
     return errors
-
-
-def _quantity(value: Any, path: str) -> Quantity:
-    try:
-        return Quantity.parse(value.strip() if isinstance(value, str) else value)
-    except QuantityError as err:
-        raise QuantityDecodeError(path, str(err)) from None
 
 
 def _divisor(resource: str, divisor: Quantity, path: str) -> list[FieldError]:

@@ -22,7 +22,6 @@ from framework.api.field_errors import (
     FieldError,
     duplicate,
     forbidden,
-    go_quote,
     invalid,
     not_found,
     not_supported,
@@ -61,6 +60,7 @@ from framework.api.validation.meta import (
     validate_object_meta,
 )
 from framework.api.validation.mounts import validate_volume_devices, validate_volume_mounts
+from framework.api.validation.pod_volumes import is_empty_dir, validate_volumes
 from framework.api.validation.probes import (
     DEFAULT_TERMINATION_GRACE_PERIOD,
     validate_lifecycle_and_probes,
@@ -73,7 +73,6 @@ from framework.api.validation.security import (
     validate_security_context,
 )
 from framework.api.validation.taints import validate_tolerations
-from framework.api.validation.volumes import validate_claim_spec
 
 Manifest = Mapping[str, Any]
 
@@ -109,7 +108,9 @@ def validate_pod_spec(
     """``ValidatePodSpec``, for the fields the scheduler reads and those ``kubectl apply``
     users most often get wrong (containers' environment, probes, mounts, security)."""
     spec = _with_host_network_ports(spec)
-    volume_errors, volumes = _volumes(spec.get("volumes") or [], pod_name, f"{path}.volumes")
+    volume_errors, volumes = validate_volumes(
+        spec.get("volumes") or [], pod_name, f"{path}.volumes"
+    )
     context = _ContainerContext(
         volumes=volumes,
         grace_period=_grace_period(spec),
@@ -513,60 +514,6 @@ def _scheduling_gates(gates: list[Manifest], path: str) -> list[FieldError]:
 # -- the rest ------------------------------------------------------------------------------------
 
 
-def _volumes(
-    volumes: list[Manifest], pod_name: str, path: str
-) -> tuple[list[FieldError], dict[str, Manifest]]:
-    """``ValidateVolumes`` for what volume scheduling reads: unique names, the claim a
-    ``persistentVolumeClaim`` names, and the claim an ``ephemeral`` volume would create.
-    Also the volumes that passed, by name: the ones containers may mount."""
-    created = {
-        f"{pod_name}-{volume.get('name') or ''}"
-        for volume in volumes
-        if pod_name and volume.get("ephemeral") is not None
-    }
-    errors: list[FieldError] = []
-    passed: dict[str, Manifest] = {}
-    for index, volume in enumerate(volumes):
-        where = f"{path}[{index}]"
-        name = volume.get("name") or ""
-        found = _volume_source(volume, pod_name, where)
-        found += _required_dns_label(name, f"{where}.name")
-        if name in passed:
-            found.append(duplicate(f"{where}.name", name))
-        if not found:
-            passed[name] = volume
-        errors += found
-        claim_name = (volume.get("persistentVolumeClaim") or {}).get("claimName")
-        if claim_name and claim_name in created:
-            detail = "must not reference a PVC that gets created for an ephemeral volume"
-            errors.append(invalid(f"{where}.persistentVolumeClaim.claimName", claim_name, detail))
-    return errors, passed
-
-
-def _volume_source(volume: Manifest, pod_name: str, path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    claim = volume.get("persistentVolumeClaim")
-    if claim is not None and not claim.get("claimName"):
-        errors.append(required(f"{path}.persistentVolumeClaim.claimName"))
-    ephemeral = volume.get("ephemeral")
-    if ephemeral is not None:
-        template = ephemeral.get("volumeClaimTemplate")
-        where = f"{path}.ephemeral.volumeClaimTemplate"
-        if template is None:
-            errors.append(required(where))
-        else:
-            labels = (template.get("metadata") or {}).get("labels") or {}
-            errors += validate_labels(labels, f"{where}.metadata.labels")
-            errors += validate_claim_spec(template.get("spec") or {}, f"{where}.spec")
-        name = volume.get("name") or ""
-        if pod_name and name:
-            claim_name = f"{pod_name}-{name}"
-            for msg in is_dns1123_subdomain(claim_name):
-                detail = f"PVC name {go_quote(claim_name)}: {msg}"
-                errors.append(invalid(f"{path}.name", name, detail))
-    return errors
-
-
 def _readiness_gates(gates: list[Manifest], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     for index, gate in enumerate(gates):
@@ -638,7 +585,7 @@ def _file_key_ref_volumes(spec: Manifest, path: str) -> list[FieldError]:
                 volume = volumes.get(name)
                 if volume is None:
                     errors.append(not_found(where, name))
-                elif set(volume) - {"name"} and volume.get("emptyDir") is None:
+                elif not is_empty_dir(volume):
                     detail = "referenced volume must be of type emptyDir"
                     errors.append(invalid(where, name, detail))
     return errors

@@ -650,6 +650,81 @@ CASES = [
         spec(dnsConfig={"options": [{"value": "2"}]}),
         ["spec.dnsConfig.options[0]: Required value: must not be empty"],
     ),
+    # TestValidateVolumes
+    (
+        "more than one source",
+        spec(volumes=[{"name": "dups", "emptyDir": {}, "hostPath": {"path": "/mnt/path"}}]),
+        ["spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type"],
+    ),
+    (
+        "default HostPath",
+        spec(volumes=[{"name": "hostpath", "hostPath": {"path": "/mnt/path"}}]),
+        [],
+    ),
+    (
+        "invalid HostPath",
+        spec(volumes=[{"name": "hostpath", "hostPath": {"path": "/mnt/path", "type": "invalid"}}]),
+        [
+            'spec.volumes[0].hostPath.type: Unsupported value: "invalid": supported values: "", '
+            '"BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", '
+            '"FileOrCreate", "Socket"'
+        ],
+    ),
+    (
+        "invalid HostPath backsteps",
+        spec(volumes=[{"name": "hostpath", "hostPath": {"path": "/mnt/path/.."}}]),
+        ["spec.volumes[0].hostPath.path: Invalid value: \"/mnt/path/..\": must not contain '..'"],
+    ),
+    (
+        "secret with leading ..",
+        spec(
+            volumes=[
+                {
+                    "name": "secret",
+                    "secret": {"secretName": "s", "items": [{"key": "key", "path": "../foo"}]},
+                }
+            ]
+        ),
+        ["spec.volumes[0].secret.items[0].path: Invalid value: \"../foo\": must not contain '..'"],
+    ),
+    (
+        "secret with missing path",
+        spec(
+            volumes=[{"name": "secret", "secret": {"secretName": "s", "items": [{"key": "key"}]}}]
+        ),
+        ["spec.volumes[0].secret.items[0].path: Required value"],
+    ),
+    (
+        "configmap with invalid positive defaultMode",
+        spec(volumes=[{"name": "cfgmap", "configMap": {"name": "c", "defaultMode": 0o1000}}]),
+        [
+            "spec.volumes[0].configMap.defaultMode: Invalid value: 512: must be a number between "
+            "0 and 0777 (octal), both inclusive"
+        ],
+    ),
+    (
+        "a secret volume without its secret's name",
+        spec(volumes=[{"name": "secret", "secret": {}}]),
+        ["spec.volumes[0].secret.secretName: Required value"],
+    ),
+    (
+        "an NFS volume with a relative path",
+        spec(volumes=[{"name": "nfs", "nfs": {"server": "s", "path": "data"}}]),
+        ['spec.volumes[0].nfs.path: Invalid value: "data": must be an absolute path'],
+    ),
+    (
+        "a negative emptyDir size limit",
+        spec(volumes=[{"name": "scratch", "emptyDir": {"sizeLimit": "-1Gi"}}]),
+        [
+            "spec.volumes[0].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid "
+            "resource quantity"
+        ],
+    ),
+    (
+        "a CSI volume without a driver",
+        spec(volumes=[{"name": "inline", "csi": {}}]),
+        ["spec.volumes[0].csi.driver: Required value"],
+    ),
     # host aliases (TestValidateHostAliases)
     (
         "host aliases",
