@@ -99,6 +99,12 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
             if image != image.strip():
                 path = f"spec.{key}[{index}].image"
                 errors.append(invalid(path, image, "must not have leading or trailing whitespace"))
+    # Ephemeral containers are added later, through their own subresource.
+    if spec.get("ephemeralContainers"):
+        errors.append(forbidden("spec.ephemeralContainers", "cannot be set on create"))
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        detail = "cannot be set until all schedulingGates have been cleared"
+        errors.append(forbidden("spec.nodeName", detail))
     return errors
 
 

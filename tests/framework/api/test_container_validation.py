@@ -725,6 +725,17 @@ CASES = [
         spec(volumes=[{"name": "inline", "csi": {}}]),
         ["spec.volumes[0].csi.driver: Required value"],
     ),
+    # ValidatePodCreate
+    (
+        "ephemeral containers on create",
+        spec(ephemeralContainers=[{"name": "debug", "image": "busybox"}]),
+        ["spec.ephemeralContainers: Forbidden: cannot be set on create"],
+    ),
+    (
+        "a node name while scheduling gates remain",
+        spec(nodeName="n1", schedulingGates=[{"name": "example.com/gate"}]),
+        ["spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"],
+    ),
     # host aliases (TestValidateHostAliases)
     (
         "host aliases",
