@@ -31,7 +31,6 @@ Manifest = Mapping[str, Any]
 
 _SELECTOR_MISMATCH = "`selector` does not match template `labels`"
 _POD_MANAGEMENT_POLICIES = ("OrderedReady", "Parallel")
-_UPDATE_STRATEGIES = ("RollingUpdate", "OnDelete")
 _RETENTION_POLICIES = ("Retain", "Delete")
 
 
@@ -40,6 +39,7 @@ def validate_replica_set(manifest: Manifest) -> list[FieldError]:
     spec = manifest.get("spec") or {}
     errors = validate_object_meta(manifest.get("metadata") or {}, True, is_dns1123_subdomain)
     errors += _counts(spec, "spec")
+    # Upstream's message names a Deployment here: the check is shared with Deployments.
     errors += _label_selector(spec.get("selector"), "spec.selector", "deployment")
     selector = _as_selector(spec.get("selector"))
     if selector is None:
