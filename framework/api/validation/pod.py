@@ -60,6 +60,7 @@ from framework.api.validation.meta import (
     validate_object_meta,
 )
 from framework.api.validation.mounts import validate_volume_devices, validate_volume_mounts
+from framework.api.validation.pod_annotations import validate_pod_specific_annotations
 from framework.api.validation.pod_volumes import is_empty_dir, validate_volumes
 from framework.api.validation.probes import (
     DEFAULT_TERMINATION_GRACE_PERIOD,
@@ -91,6 +92,8 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
     metadata = manifest.get("metadata") or {}
     spec = manifest.get("spec") or {}
     errors = validate_object_meta(metadata, True, is_dns1123_subdomain)
+    annotations = metadata.get("annotations") or {}
+    errors += validate_pod_specific_annotations(annotations, spec, "metadata.annotations")
     labels = metadata.get("labels") or {}
     errors += validate_pod_spec(spec, labels, "spec", metadata.get("name") or "")
     for key in ("containers", "initContainers"):

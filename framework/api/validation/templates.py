@@ -15,6 +15,7 @@ from typing import Any
 from framework.api.field_errors import FieldError, forbidden
 from framework.api.validation.meta import validate_annotations, validate_labels
 from framework.api.validation.pod import validate_pod_spec
+from framework.api.validation.pod_annotations import validate_pod_specific_annotations
 
 Manifest = Mapping[str, Any]
 
@@ -34,7 +35,9 @@ def validate_pod_template_spec(
         own = [v for v in spec.get("volumes") or [] if v.get("name") not in names]
         spec = {**spec, "volumes": [*extra_volumes, *own]}
     errors = validate_labels(metadata.get("labels") or {}, f"{path}.labels")
-    errors += validate_annotations(metadata.get("annotations") or {}, f"{path}.annotations")
+    annotations = metadata.get("annotations") or {}
+    errors += validate_annotations(annotations, f"{path}.annotations")
+    errors += validate_pod_specific_annotations(annotations, spec, f"{path}.annotations")
     errors += validate_pod_spec(spec, {}, f"{path}.spec")
     if spec.get("ephemeralContainers"):
         where = f"{path}.spec.ephemeralContainers"

@@ -24,6 +24,7 @@ from framework.api.validation.meta import (
     validate_nonnegative_field,
     validate_object_meta,
 )
+from framework.api.validation.pod_annotations import validate_pod_specific_annotations
 from framework.api.validation.templates import validate_pod_template_spec
 from framework.api.validation.volumes import validate_claim_spec
 
@@ -258,6 +259,8 @@ def _stateful_set_template(
     metadata = template.get("metadata") or {}
     errors = _selector_matches(template, selector, path)
     errors += validate_pod_template_spec(completed, path, volumes)
+    annotations = metadata.get("annotations") or {}
     errors += validate_labels(metadata.get("labels") or {}, f"{path}.labels")
-    errors += validate_annotations(metadata.get("annotations") or {}, f"{path}.annotations")
+    errors += validate_annotations(annotations, f"{path}.annotations")
+    errors += validate_pod_specific_annotations(annotations, spec, f"{path}.annotations")
     return errors

@@ -61,6 +61,10 @@ def env(*variables):
     return container(env=list(variables))
 
 
+def annotate(**annotations):
+    return lambda m: m["metadata"].update(annotations=annotations)
+
+
 def field_ref(path, name="abc"):
     return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
 
@@ -724,6 +728,60 @@ CASES = [
         "a CSI volume without a driver",
         spec(volumes=[{"name": "inline", "csi": {}}]),
         ["spec.volumes[0].csi.driver: Required value"],
+    ),
+    # pod-specific annotations (TestValidatePodSpecificAnnotations)
+    (
+        "a mirror pod without its node",
+        annotate(**{"kubernetes.io/config.mirror": "m"}),
+        [
+            'metadata.annotations[kubernetes.io/config.mirror]: Invalid value: "m": must set '
+            "spec.nodeName if mirror pod annotation is set"
+        ],
+    ),
+    (
+        "a negative deletion cost",
+        annotate(**{"controller.kubernetes.io/pod-deletion-cost": "-10"}),
+        [],
+    ),
+    (
+        "a deletion cost with a leading zero",
+        annotate(**{"controller.kubernetes.io/pod-deletion-cost": "010"}),
+        [
+            "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+            '"010": must be a 32bit integer'
+        ],
+    ),
+    (
+        "a deletion cost beyond 32 bits",
+        annotate(**{"controller.kubernetes.io/pod-deletion-cost": "2147483648"}),
+        [
+            "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+            '"2147483648": must be a 32bit integer'
+        ],
+    ),
+    (
+        "an unknown seccomp annotation profile",
+        annotate(**{"seccomp.security.alpha.kubernetes.io/pod": "foo"}),
+        [
+            "metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: "
+            '"foo": must be a valid seccomp profile'
+        ],
+    ),
+    (
+        "an AppArmor annotation for no container",
+        annotate(**{"container.apparmor.security.beta.kubernetes.io/other": "runtime/default"}),
+        [
+            "metadata.annotations[container.apparmor.security.beta.kubernetes.io/other]: Invalid "
+            'value: "other": container not found'
+        ],
+    ),
+    (
+        "an AppArmor annotation with an unknown profile",
+        annotate(**{"container.apparmor.security.beta.kubernetes.io/c": "docker/default"}),
+        [
+            "metadata.annotations[container.apparmor.security.beta.kubernetes.io/c]: Invalid "
+            'value: "docker/default": invalid AppArmor profile name: "docker/default"'
+        ],
     ),
     # ValidatePodCreate
     (

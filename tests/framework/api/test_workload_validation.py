@@ -175,6 +175,16 @@ REPLICA_SET_CASES = [
         ],
     ),
     (
+        "a template's pod annotations are checked at its path",
+        lambda m: m["spec"]["template"]["metadata"].update(
+            annotations={"controller.kubernetes.io/pod-deletion-cost": "x"}
+        ),
+        [
+            "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid "
+            'value: "x": must be a 32bit integer'
+        ],
+    ),
+    (
         "ephemeral containers are not allowed in a template",
         template_spec(ephemeralContainers=[{"name": "debug", "image": "busybox"}]),
         [
