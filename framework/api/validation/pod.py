@@ -60,7 +60,10 @@ from framework.api.validation.meta import (
     validate_object_meta,
 )
 from framework.api.validation.mounts import validate_volume_devices, validate_volume_mounts
-from framework.api.validation.pod_annotations import validate_pod_specific_annotations
+from framework.api.validation.pod_annotations import (
+    validate_pod_specific_annotations,
+    validate_profiles_match_annotations,
+)
 from framework.api.validation.pod_volumes import is_empty_dir, validate_volumes
 from framework.api.validation.probes import (
     DEFAULT_TERMINATION_GRACE_PERIOD,
@@ -108,6 +111,7 @@ def validate_pod(manifest: Manifest) -> list[FieldError]:
     if spec.get("nodeName") and spec.get("schedulingGates"):
         detail = "cannot be set until all schedulingGates have been cleared"
         errors.append(forbidden("spec.nodeName", detail))
+    errors += validate_profiles_match_annotations(annotations, spec, "spec", is_pod=True)
     return errors
 
 

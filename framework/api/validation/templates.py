@@ -15,7 +15,10 @@ from typing import Any
 from framework.api.field_errors import FieldError, forbidden
 from framework.api.validation.meta import validate_annotations, validate_labels
 from framework.api.validation.pod import validate_pod_spec
-from framework.api.validation.pod_annotations import validate_pod_specific_annotations
+from framework.api.validation.pod_annotations import (
+    validate_pod_specific_annotations,
+    validate_profiles_match_annotations,
+)
 
 Manifest = Mapping[str, Any]
 
@@ -39,6 +42,7 @@ def validate_pod_template_spec(
     errors += validate_annotations(annotations, f"{path}.annotations")
     errors += validate_pod_specific_annotations(annotations, spec, f"{path}.annotations")
     errors += validate_pod_spec(spec, {}, f"{path}.spec")
+    errors += validate_profiles_match_annotations(annotations, spec, f"{path}.spec", is_pod=False)
     if spec.get("ephemeralContainers"):
         where = f"{path}.spec.ephemeralContainers"
         errors.append(forbidden(where, "ephemeral containers not allowed in pod template"))

@@ -783,6 +783,51 @@ CASES = [
             'value: "docker/default": invalid AppArmor profile name: "docker/default"'
         ],
     ),
+    # annotations and fields agree (TestValidateSeccompAnnotationsAndFields,
+    # TestValidateAppArmorAnnotationsAndFieldsMatchOnCreate)
+    (
+        "seccomp annotation and field disagree",
+        lambda m: (
+            annotate(**{"seccomp.security.alpha.kubernetes.io/pod": "unconfined"})(m),
+            spec(securityContext={"seccompProfile": {"type": "RuntimeDefault"}})(m),
+        ),
+        [
+            "spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and "
+            "field must match"
+        ],
+    ),
+    (
+        "a container's localhost seccomp profile differs from its annotation",
+        lambda m: (
+            annotate(**{"container.seccomp.security.alpha.kubernetes.io/c": "localhost/a"})(m),
+            container(
+                securityContext={"seccompProfile": {"type": "Localhost", "localhostProfile": "b"}}
+            )(m),
+        ),
+        [
+            f"{C}.securityContext.seccompProfile.localhostProfile: Forbidden: seccomp profile in "
+            "annotation and field must match"
+        ],
+    ),
+    (
+        "a container's AppArmor field disagrees with its annotation",
+        lambda m: (
+            annotate(**{"container.apparmor.security.beta.kubernetes.io/c": "unconfined"})(m),
+            container(securityContext={"appArmorProfile": {"type": "RuntimeDefault"}})(m),
+        ),
+        [
+            f"{C}.securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation "
+            "and field must match"
+        ],
+    ),
+    (
+        "a pod's container takes its AppArmor annotation over the pod's profile",
+        lambda m: (
+            annotate(**{"container.apparmor.security.beta.kubernetes.io/c": "unconfined"})(m),
+            spec(securityContext={"appArmorProfile": {"type": "RuntimeDefault"}})(m),
+        ),
+        [],
+    ),
     # ValidatePodCreate
     (
         "ephemeral containers on create",

@@ -71,6 +71,14 @@ def drop_spec(key):
     return lambda m: m["spec"].pop(key)
 
 
+def both(*edits):
+    def apply(manifest):
+        for edit in edits:
+            edit(manifest)
+
+    return apply
+
+
 # -- ReplicaSet (TestValidateReplicaSet) ---------------------------------------------------------
 
 RS = workload("ReplicaSet")
@@ -185,6 +193,19 @@ REPLICA_SET_CASES = [
         ],
     ),
     (
+        "a template's AppArmor annotation must agree with the pod's profile",
+        both(
+            lambda m: m["spec"]["template"]["metadata"].update(
+                annotations={"container.apparmor.security.beta.kubernetes.io/abc": "unconfined"}
+            ),
+            template_spec(securityContext={"appArmorProfile": {"type": "RuntimeDefault"}}),
+        ),
+        [
+            "spec.template.spec.containers[0].securityContext.appArmorProfile.type: Forbidden: "
+            "apparmor type in annotation and field must match"
+        ],
+    ),
+    (
         "ephemeral containers are not allowed in a template",
         template_spec(ephemeralContainers=[{"name": "debug", "image": "busybox"}]),
         [
@@ -236,14 +257,6 @@ MOUNT_TEST = template_spec(
         {"name": "abc", "image": "i", "volumeMounts": [{"name": "test", "mountPath": "/data"}]}
     ]
 )
-
-
-def both(*edits):
-    def apply(manifest):
-        for edit in edits:
-            edit(manifest)
-
-    return apply
 
 
 STATEFUL_SET_CASES = [
