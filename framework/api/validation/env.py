@@ -1,27 +1,28 @@
 """Upstream's checks of a container's environment (``ValidateEnv``, ``ValidateEnvFrom``):
-named variables, each with a value or exactly one source, and the downward-API paths,
-resources and divisors, ConfigMap, Secret and file keys those sources name. A field
-reference's ``apiVersion`` defaults to ``v1``. RelaxedEnvironmentVariableValidation (GA) and
-EnvFiles (beta) are on, as in v1.36."""
+named variables, each with a value or exactly one source, and the ConfigMap, Secret and file
+keys those sources name (the downward API's fields and resources: ``downward_api.py``).
+RelaxedEnvironmentVariableValidation (GA) and EnvFiles (beta) are on, as in v1.36."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from framework.api.field_errors import FieldError, invalid, not_supported, required
-from framework.api.quantity import Quantity
+from framework.api.field_errors import FieldError, invalid, required
 from framework.api.validation.content import (
     is_dns1123_label,
     is_dns1123_subdomain,
-    is_qualified_name,
+)
+from framework.api.validation.downward_api import (
+    validate_object_field_selector,
+    validate_resource_field_selector,
 )
 from framework.api.validation.mounts import validate_path_no_backsteps
-from framework.api.validation.resources import parse_quantity
 
 Manifest = Mapping[str, Any]
 
-_ENV_FIELD_PATHS = (
+# The pod fields an environment variable may read.
+ENV_FIELD_PATHS = (
     "metadata.name",
     "metadata.namespace",
     "metadata.uid",
@@ -33,33 +34,6 @@ _ENV_FIELD_PATHS = (
     "status.podIPs",
 )
 # The labels the downward API converts (``ConvertDownwardAPIFieldLabel``), spec.host aside.
-_DOWNWARD_API_LABELS = {
-    "metadata.annotations",
-    "metadata.labels",
-    "metadata.name",
-    "metadata.namespace",
-    "metadata.uid",
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.serviceAccountName",
-    "spec.schedulerName",
-    "status.phase",
-    "status.hostIP",
-    "status.hostIPs",
-    "status.podIP",
-    "status.podIPs",
-}
-_RESOURCE_FIELD_PATHS = (
-    "limits.cpu",
-    "limits.ephemeral-storage",
-    "limits.memory",
-    "requests.cpu",
-    "requests.ephemeral-storage",
-    "requests.memory",
-)
-_HUGEPAGES_PREFIXES = ("limits.hugepages-", "requests.hugepages-")
-_SIZE_DIVISORS = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
-_SIZE_DIVISORS_SHOWN = ", ".join(_SIZE_DIVISORS)
 _NO_VALUE_SOURCE = (
     "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or "
     "`fileKeyRef`"
@@ -121,79 +95,11 @@ def _env_value_from(variable: Manifest, path: str) -> list[FieldError]:
 
 
 def _field_ref(selector: Manifest, path: str) -> list[FieldError]:
-    """``validateObjectFieldSelector`` with the paths environment variables may read."""
-    version = selector.get("apiVersion") or "v1"
-    field_path = selector.get("fieldPath") or ""
-    if not field_path:
-        return [required(f"{path}.fieldPath")]
-    if version != "v1":
-        detail = f"error converting fieldPath: unsupported pod version: {version}"
-        return [invalid(f"{path}.fieldPath", field_path, detail)]
-    subscripted = _split_subscripted(field_path)
-    if subscripted is not None:
-        base, key = subscripted
-        if base == "metadata.annotations":
-            return [invalid(path, key.lower(), msg) for msg in is_qualified_name(key.lower())]
-        if base == "metadata.labels":
-            return [invalid(path, key, msg) for msg in is_qualified_name(key)]
-        detail = f"error converting fieldPath: field label does not support subscript: {field_path}"
-        return [invalid(f"{path}.fieldPath", field_path, detail)]
-    if field_path == "spec.host":
-        field_path = "spec.nodeName"
-    if field_path not in _DOWNWARD_API_LABELS:
-        detail = f"error converting fieldPath: field label not supported: {field_path}"
-        return [invalid(f"{path}.fieldPath", field_path, detail)]
-    if field_path not in _ENV_FIELD_PATHS:
-        return [not_supported(f"{path}.fieldPath", field_path, _ENV_FIELD_PATHS)]
-    return []
-
-
-def _split_subscripted(field_path: str) -> tuple[str, str] | None:
-    """``fieldpath.SplitMaybeSubscriptedPath``: ``metadata.labels['app']``."""
-    if not field_path.endswith("']"):
-        return None
-    base, found, key = field_path[: -len("']")].partition("['")
-    if not found or not base:
-        return None
-    return base, key
+    return validate_object_field_selector(selector, ENV_FIELD_PATHS, path)
 
 
 def _resource_field_ref(selector: Manifest, path: str) -> list[FieldError]:
-    """``validateContainerResourceFieldSelector`` for an environment variable."""
-    errors: list[FieldError] = []
-    resource = selector.get("resource") or ""
-    if not resource:
-        errors.append(required(f"{path}.resource"))
-    elif resource not in _RESOURCE_FIELD_PATHS and not resource.startswith(_HUGEPAGES_PREFIXES):
-        errors.append(not_supported(f"{path}.resource", resource, _RESOURCE_FIELD_PATHS))
-    divisor = selector.get("divisor")
-    if divisor is not None:
-        errors += _divisor(resource, parse_quantity(divisor, f"{path}.divisor"), f"{path}.divisor")
-    return errors
-
-
-def _divisor(resource: str, divisor: Quantity, path: str) -> list[FieldError]:
-    """``validateContainerResourceDivisor``: units the downward API can divide by."""
-    if divisor.is_zero():
-        return []
-    shown = str(divisor)
-    errors: list[FieldError] = []
-    if resource in ("limits.cpu", "requests.cpu") and shown not in ("1m", "1"):
-        detail = "only divisor's values 1m and 1 are supported with the cpu resource"
-        errors.append(invalid(path, resource, detail))
-    kinds = {
-        "limits.memory": "memory",
-        "requests.memory": "memory",
-        "limits.ephemeral-storage": "local ephemeral storage",
-        "requests.ephemeral-storage": "local ephemeral storage",
-    }
-    kind = kinds.get(resource) or ("hugepages" if resource.startswith(_HUGEPAGES_PREFIXES) else "")
-    if kind and shown not in _SIZE_DIVISORS:
-        detail = (
-            f"only divisor's values {_SIZE_DIVISORS_SHOWN} are supported with the {kind} resource"
-        )
-        errors.append(invalid(path, resource, detail))
-    return errors
+    return validate_resource_field_selector(selector, path, in_volume=False)
 
 
 def _key_ref(selector: Manifest, path: str) -> list[FieldError]:

@@ -1,8 +1,9 @@
 """Upstream's ``ValidateVolumes`` for a pod's volumes: unique DNS-label names, one kind of
 volume each, and the fields of the common kinds (emptyDir, hostPath, Secret, ConfigMap,
-persistentVolumeClaim, NFS, CSI, ephemeral claim templates). A volume without a kind is an
-emptyDir (defaulting). The fields of the other kinds (downwardAPI, projected, the cloud
-disks, ...) are not checked."""
+downwardAPI, projected, persistentVolumeClaim, NFS, CSI, ephemeral claim templates). A
+volume without a kind is an emptyDir (defaulting). The fields of the other kinds (the cloud
+and network disks, ...) and of projected cluster trust bundles and pod certificates are not
+checked."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from framework.api.field_errors import (
     required,
 )
 from framework.api.validation.content import is_dns1123_label, is_dns1123_subdomain
+from framework.api.validation.downward_api import (
+    validate_object_field_selector,
+    validate_resource_field_selector,
+)
 from framework.api.validation.meta import validate_labels
 from framework.api.validation.mounts import (
     validate_local_descending_path,
@@ -182,16 +187,142 @@ def _key_to_path(item: Manifest, path: str) -> list[FieldError]:
     target = item.get("path") or ""
     if not target:
         errors.append(required(f"{path}.path"))
-    errors += validate_local_descending_path(target, f"{path}.path")
-    if target.startswith("..") and not target.startswith("../"):
-        errors.append(invalid(f"{path}.path", target, "must not start with '..'"))
+    errors += _local_non_reserved_path(target, f"{path}.path")
     return errors + _file_mode(item.get("mode"), f"{path}.mode")
+
+
+def _local_non_reserved_path(target: str, path: str) -> list[FieldError]:
+    """``ValidateLocalNonReservedPath``: relative, no ``..`` element, not starting ``..``."""
+    errors = validate_local_descending_path(target, path)
+    if target.startswith("..") and not target.startswith("../"):
+        errors.append(invalid(path, target, "must not start with '..'"))
+    return errors
 
 
 def _file_mode(mode: int | None, path: str) -> list[FieldError]:
     if mode is None or 0 <= mode <= 0o777:
         return []
     return [invalid(path, mode, _FILE_MODE)]
+
+
+# The pod fields a downward-API volume file may hold.
+VOLUME_FIELD_PATHS = (
+    "metadata.annotations",
+    "metadata.labels",
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+)
+
+
+def _downward_api(source: Manifest, path: str) -> list[FieldError]:
+    """``validateDownwardAPIVolumeSource``; its files' problems are reported at the
+    volume's path, as upstream reports them."""
+    errors = _file_mode(source.get("defaultMode"), f"{path}.defaultMode")
+    for item in source.get("items") or []:
+        errors += _downward_api_file(item, path)
+    return errors
+
+
+def _downward_api_file(item: Manifest, path: str) -> list[FieldError]:
+    """``validateDownwardAPIVolumeFile``: a path in the volume and one field or resource."""
+    errors: list[FieldError] = []
+    target = item.get("path") or ""
+    if not target:
+        errors.append(required(f"{path}.path"))
+    errors += _local_non_reserved_path(target, f"{path}.path")
+    field_ref = item.get("fieldRef")
+    resource_ref = item.get("resourceFieldRef")
+    if field_ref is not None:
+        errors += validate_object_field_selector(field_ref, VOLUME_FIELD_PATHS, f"{path}.fieldRef")
+        if resource_ref is not None:
+            detail = "fieldRef and resourceFieldRef can not be specified simultaneously"
+            errors.append(invalid(path, "resource", detail))
+    elif resource_ref is not None:
+        where = f"{path}.resourceFieldRef"
+        errors += validate_resource_field_selector(resource_ref, where, in_volume=True)
+    else:
+        errors.append(required(path, "one of fieldRef and resourceFieldRef is required"))
+    return errors + _file_mode(item.get("mode"), f"{path}.mode")
+
+
+_TOKEN_MIN_SECONDS = 10 * 60
+_TOKEN_MAX_SECONDS = 1 << 32
+_PROJECTIONS = (
+    "secret",
+    "configMap",
+    "downwardAPI",
+    "serviceAccountToken",
+    "clusterTrustBundle",
+    "podCertificate",
+)
+
+
+def _projected(source: Manifest, path: str) -> list[FieldError]:
+    """``validateProjectedVolumeSource``: one projection per source, no file path twice.
+    Duplicate paths and a token's missing path are reported at the volume's path."""
+    errors = _file_mode(source.get("defaultMode"), f"{path}.defaultMode")
+    paths: set[str] = set()
+    for index, projection in enumerate(source.get("sources") or []):
+        where = f"{path}.sources[{index}]"
+        for kind in ("secret", "configMap"):
+            if projection.get(kind) is not None:
+                errors += _projected_object(projection[kind], paths, f"{where}.{kind}", path)
+        if projection.get("downwardAPI") is not None:
+            for item in projection["downwardAPI"].get("items") or []:
+                errors += _downward_api_file(item, f"{where}.downwardAPI")
+                errors += _claim_path(item.get("path") or "", item.get("path") or "", paths, path)
+        if projection.get("serviceAccountToken") is not None:
+            errors += _token(
+                projection["serviceAccountToken"], f"{where}.serviceAccountToken", path
+            )
+        if sum(projection.get(kind) is not None for kind in _PROJECTIONS) > 1:
+            detail = "may not specify more than 1 volume type per source"
+            errors.append(forbidden(where, detail))
+    return errors
+
+
+def _projected_object(
+    source: Manifest, paths: set[str], path: str, volume_path: str
+) -> list[FieldError]:
+    """A projected Secret or ConfigMap: named, each key a file of its own."""
+    errors: list[FieldError] = []
+    name = source.get("name") or ""
+    if not name:
+        errors.append(required(f"{path}.name"))
+    for index, item in enumerate(source.get("items") or []):
+        errors += _key_to_path(item, f"{path}.items[{index}]")
+        errors += _claim_path(item.get("path") or "", name, paths, volume_path)
+    return errors
+
+
+def _claim_path(target: str, shown: str, paths: set[str], volume_path: str) -> list[FieldError]:
+    """Record a projected file's path; a second file at it is a conflict."""
+    if not target:
+        return []
+    if target in paths:
+        return [invalid(volume_path, shown, "conflicting duplicate paths")]
+    paths.add(target)
+    return []
+
+
+def _token(token: Manifest, path: str, volume_path: str) -> list[FieldError]:
+    """A service account token lives 10 minutes to 2^32 seconds (default an hour)."""
+    errors: list[FieldError] = []
+    seconds = token.get("expirationSeconds")
+    seconds = 3600 if seconds is None else seconds
+    if seconds < _TOKEN_MIN_SECONDS:
+        detail = "may not specify a duration less than 10 minutes"
+        errors.append(invalid(f"{path}.expirationSeconds", seconds, detail))
+    if seconds > _TOKEN_MAX_SECONDS:
+        detail = "may not specify a duration larger than 2^32 seconds"
+        errors.append(invalid(f"{path}.expirationSeconds", seconds, detail))
+    target = token.get("path") or ""
+    if not target:
+        errors.append(required(f"{volume_path}.path"))
+    else:
+        errors += _local_non_reserved_path(target, f"{volume_path}.path")
+    return errors
 
 
 def _claim(source: Manifest, path: str) -> list[FieldError]:
@@ -250,6 +381,8 @@ _CHECKS = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
     "secret": _secret,
+    "downwardAPI": _downward_api,
+    "projected": _projected,
     "persistentVolumeClaim": _claim,
     "nfs": _nfs,
     "configMap": _config_map,

@@ -65,6 +65,26 @@ def annotate(**annotations):
     return lambda m: m["metadata"].update(annotations=annotations)
 
 
+def downward_file(**fields):
+    item = {"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}, **fields}
+    item = {key: value for key, value in item.items() if value is not None}
+    return lambda m: m["spec"]["volumes"].append({"name": "info", "downwardAPI": {"items": [item]}})
+
+
+def projected(*sources):
+    volume = {"name": "sa", "projected": {"sources": list(sources)}}
+    return lambda m: m["spec"]["volumes"].append(volume)
+
+
+TOKEN = {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}
+CA = {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+NAMESPACE = {
+    "downwardAPI": {
+        "items": [{"path": "namespace", "fieldRef": {"fieldPath": "metadata.namespace"}}]
+    }
+}
+
+
 def field_ref(path, name="abc"):
     return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
 
@@ -838,6 +858,77 @@ CASES = [
         "a node name while scheduling gates remain",
         spec(nodeName="n1", schedulingGates=[{"name": "example.com/gate"}]),
         ["spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"],
+    ),
+    (
+        "downapi empty metatada path",
+        downward_file(path=""),
+        ["spec.volumes[2].downwardAPI.path: Required value"],
+    ),
+    (
+        "downapi dot dot path",
+        downward_file(path="../../passwd"),
+        [
+            'spec.volumes[2].downwardAPI.path: Invalid value: "../../passwd": must not contain '
+            "'..'"
+        ],
+    ),
+    (
+        "downapi dot dot first level dirent",
+        downward_file(path="..badDirName/goodFileName"),
+        [
+            'spec.volumes[2].downwardAPI.path: Invalid value: "..badDirName/goodFileName": must '
+            "not start with '..'"
+        ],
+    ),
+    (
+        "downapi fieldRef and ResourceFieldRef together",
+        downward_file(resourceFieldRef={"containerName": "c", "resource": "limits.cpu"}),
+        [
+            'spec.volumes[2].downwardAPI: Invalid value: "resource": fieldRef and '
+            "resourceFieldRef can not be specified simultaneously"
+        ],
+    ),
+    (
+        "a downward-API file of a field only environment variables may read",
+        downward_file(fieldRef={"fieldPath": "spec.nodeName"}),
+        [
+            'spec.volumes[2].downwardAPI.fieldRef.fieldPath: Unsupported value: "spec.nodeName": '
+            'supported values: "metadata.annotations", "metadata.labels", "metadata.name", '
+            '"metadata.namespace", "metadata.uid"'
+        ],
+    ),
+    (
+        "a downward-API resource file names its container",
+        downward_file(fieldRef=None, resourceFieldRef={"resource": "limits.cpu"}),
+        ["spec.volumes[2].downwardAPI.resourceFieldRef.containerName: Required value"],
+    ),
+    # projected volumes (TestValidateProjectedVolumeSource)
+    ("a service account's projected volume", projected(TOKEN, CA, NAMESPACE), []),
+    (
+        "a token living less than 10 minutes",
+        projected({"serviceAccountToken": {"path": "token", "expirationSeconds": 60}}),
+        [
+            "spec.volumes[2].projected.sources[0].serviceAccountToken.expirationSeconds: Invalid "
+            "value: 60: may not specify a duration less than 10 minutes"
+        ],
+    ),
+    (
+        "a token without a path",
+        projected({"serviceAccountToken": {}}),
+        ["spec.volumes[2].projected.path: Required value"],
+    ),
+    (
+        "two projections in one source",
+        projected({**TOKEN, **CA}),
+        [
+            "spec.volumes[2].projected.sources[0]: Forbidden: may not specify more than 1 volume "
+            "type per source"
+        ],
+    ),
+    (
+        "two files at one path",
+        projected(CA, {"secret": {"name": "s", "items": [{"key": "k", "path": "ca.crt"}]}}),
+        ['spec.volumes[2].projected: Invalid value: "s": conflicting duplicate paths'],
     ),
     # host aliases (TestValidateHostAliases)
     (
