@@ -68,6 +68,10 @@ def duplicate(field: str, value: Any) -> FieldError:
     return FieldError(DUPLICATE, field, value)
 
 
+def not_found(field: str, value: Any) -> FieldError:
+    return FieldError(NOT_FOUND, field, value)
+
+
 def render_value(value: Any) -> str:
     """Show a bad value as upstream does: strings quoted, numbers bare, the rest as JSON."""
     if isinstance(value, str):

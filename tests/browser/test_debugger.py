@@ -22,13 +22,13 @@ from playground.workspaces.models import SchedulerCommand, SchedulerLease, Works
 from tests.browser.server import PlaygroundServer
 from tests.browser.steps import (
     LIVE_TIMEOUT_MS,
+    create_in_editor,
     from_the_database,
     log_in,
     mark_page,
     page_is_the_same,
     pod_yaml,
 )
-from tests.browser.test_pod_page_live import create
 
 LEASE_SECONDS = "5"
 """A short lease, so a killed worker's workspace is taken over within seconds."""
@@ -100,7 +100,7 @@ def test_stop_at_score_step_through_its_plugins_continue_and_the_board_said_stop
     board.goto("/w/demo/queue/")
 
     pod = context.new_page()
-    create(pod, pod_yaml("stepper", "100m"), "Saved Pod default/stepper.")
+    create_in_editor(pod, pod_yaml("stepper", "100m"), "Saved Pod default/stepper.")
 
     expect_stopped_at(page, "score · ")
     expect(stop_section(page)).to_contain_text("breakpoint score")
@@ -150,7 +150,7 @@ def test_a_filter_breakpoint_on_one_node_then_abort_requeues_the_pod_with_its_re
     set_breakpoint(page, "Filter", "default/aborted", node="b-medium-2")
 
     pod = context.new_page()
-    create(pod, pod_yaml("aborted", "100m"), "Saved Pod default/aborted.")
+    create_in_editor(pod, pod_yaml("aborted", "100m"), "Saved Pod default/aborted.")
 
     expect_stopped_at(page, "filter · ")
     expect(stop_section(page).get_by_role("heading").first).to_contain_text("node b-medium-2")
@@ -194,7 +194,7 @@ def test_another_workspace_keeps_scheduling_while_one_is_stopped(context, demo):
     page = context.new_page()
     open_debugger(page, demo)
     set_breakpoint(page, "PreFilter", "default/held")
-    create(context.new_page(), pod_yaml("held", "100m"), "Saved Pod default/held.")
+    create_in_editor(context.new_page(), pod_yaml("held", "100m"), "Saved Pod default/held.")
     expect_stopped_at(page, "preFilter")
 
     elsewhere = context.new_page()
@@ -217,7 +217,7 @@ def test_a_stop_survives_a_reload_and_a_second_browser_and_a_command_applies_onc
     page = context.new_page()
     open_debugger(page, demo)
     set_breakpoint(page, "Reserve", "default/shared")
-    create(context.new_page(), pod_yaml("shared", "100m"), "Saved Pod default/shared.")
+    create_in_editor(context.new_page(), pod_yaml("shared", "100m"), "Saved Pod default/shared.")
     expect_stopped_at(page, "reserve")
     stopped = stop_id(page)
 
@@ -280,7 +280,7 @@ def test_a_worker_killed_while_stopped_hands_the_workspace_over_and_the_pod_is_n
     open_debugger(page, demo)
     set_breakpoint(page, "Permit", "default/survivor")
     pod = context.new_page()
-    create(pod, pod_yaml("survivor", "100m"), "Saved Pod default/survivor.")
+    create_in_editor(pod, pod_yaml("survivor", "100m"), "Saved Pod default/survivor.")
     expect_stopped_at(page, "permit")
     before = stop_id(page)
     holder = from_the_database(lease_of_the_demo).holder

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
-from tests.browser.test_pod_page_live import NODE_YAML, create
+from tests.browser.steps import (
+    LIVE_TIMEOUT_MS,
+    create_in_editor,
+    log_in,
+    mark_page,
+    page_is_the_same,
+    pod_yaml,
+)
+from tests.browser.test_pod_page_live import NODE_YAML
 
 POD = "default/giant"
 
@@ -17,7 +24,7 @@ WATCH_READ_MS = 2_000
 def test_a_pods_extension_points_appear_live_on_its_page(context, demo):
     page = context.new_page()
     log_in(page, demo)
-    create(page, pod_yaml("giant", "20"), f"Saved Pod {POD}.")  # fits on no demo node
+    create_in_editor(page, pod_yaml("giant", "20"), f"Saved Pod {POD}.")  # fits on no demo node
     # The list the link is in is redrawn live: follow its address rather than click it.
     page.goto(page.get_by_role("link", name=POD).get_attribute("href"))
     expect(page.get_by_role("heading", name=f"Pod {POD}")).to_be_visible()
@@ -35,7 +42,7 @@ def test_a_pods_extension_points_appear_live_on_its_page(context, demo):
     page.wait_for_timeout(WATCH_READ_MS)
 
     # A node big enough, added in another tab: the scheduler tries the pod again.
-    create(context.new_page(), NODE_YAML, "Saved Node huge-1.")
+    create_in_editor(context.new_page(), NODE_YAML, "Saved Node huge-1.")
 
     points = live.get_by_role("table", name="Live extension points")
     # The whole attempt, in order: PreEnqueue let it in when the node came; one node fits, so

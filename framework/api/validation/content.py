@@ -152,26 +152,9 @@ def _byte_length(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_LABEL_MSG = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character"
-)
-_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
 _PERCENT_FMT = "[0-9]+%"
 _PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%'"
 _PERCENT_RE = re.compile(_PERCENT_FMT)
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    """A DNS-1035 label (a Service's name): like an RFC 1123 label, starting with a letter.
-    Its length is counted in characters (``util/validation``)."""
-    errors: list[str] = []
-    if len(value) > DNS1123_LABEL_MAX_LENGTH:
-        errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH, "characters"))
-    if not _DNS1035_LABEL_RE.fullmatch(value):
-        errors.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errors
 
 
 def is_path_segment_name(value: str) -> list[str]:
@@ -185,3 +168,28 @@ def is_valid_percent(value: str) -> list[str]:
     if not _PERCENT_RE.fullmatch(value):
         return [regex_error(_PERCENT_MSG, _PERCENT_FMT, "1%", "93%")]
     return []
+
+
+_PORT_NAME_CHARS = frozenset("-abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def is_valid_port_num(port: int) -> list[str]:
+    if 1 <= port <= 65535:
+        return []
+    return ["must be between 1 and 65535, inclusive"]
+
+
+def is_valid_port_name(name: str) -> list[str]:
+    """An IANA service name: what a named container or service port must be."""
+    problems: list[str] = []
+    if len(name) > 15:
+        problems.append("must be no more than 15 characters")
+    if not name or any(c not in _PORT_NAME_CHARS for c in name):
+        problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not any("a" <= c <= "z" for c in name):
+        problems.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        problems.append("must not contain consecutive hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        problems.append("must not begin or end with a hyphen")
+    return problems

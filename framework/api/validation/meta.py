@@ -45,13 +45,7 @@ def validate_object_meta(
     if generation < 0:
         errors.append(invalid("metadata.generation", generation, IS_NEGATIVE))
     errors += validate_labels(metadata.get("labels") or {}, "metadata.labels")
-    annotations = metadata.get("annotations") or {}
-    for key in annotations:
-        errors += [invalid("metadata.annotations", key, m) for m in is_qualified_name(key.lower())]
-    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
-    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
-        detail = f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"
-        errors.append(FieldError(TOO_LONG, "metadata.annotations", detail=detail))
+    errors += validate_annotations(metadata.get("annotations") or {}, "metadata.annotations")
     errors += _owner_references(metadata.get("ownerReferences") or [], "metadata.ownerReferences")
     return errors
 
@@ -60,6 +54,19 @@ IS_NEGATIVE = "must be greater than or equal to 0"
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 # Kinds that may not own objects: upstream's BannedOwners, as its GroupVersionKind prints.
 _BANNED_OWNERS = {("", "v1", "Event"): "/v1, Kind=Event"}
+
+
+def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``ValidateAnnotations``: keys are qualified names (in lower case), and all of them
+    together fit in 256 KiB."""
+    errors: list[FieldError] = []
+    for key in annotations:
+        errors += [invalid(path, key, m) for m in is_qualified_name(str(key).lower())]
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        detail = f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"
+        errors.append(FieldError(TOO_LONG, path, detail=detail))
+    return errors
 
 
 def _owner_references(references: list[Mapping[str, Any]], path: str) -> list[FieldError]:
@@ -144,3 +151,10 @@ def _selector_requirement(requirement: Mapping[str, Any], path: str) -> list[Fie
     for index, value in enumerate(values):
         errors += [invalid(f"{path}.values[{index}]", value, m) for m in is_label_value(str(value))]
     return errors
+
+
+def validate_nonnegative_field(value: int, path: str) -> list[FieldError]:
+    """``ValidateNonnegativeField``: counts and durations may not be negative."""
+    if value < 0:
+        return [invalid(path, value, IS_NEGATIVE)]
+    return []

@@ -7,27 +7,30 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from framework.api.field_errors import FieldError
-from framework.api.validation.content import (
-    is_dns1035_label,
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_path_segment_name,
-)
+from framework.api.validation.content import is_dns1123_subdomain, is_path_segment_name
 from framework.api.validation.device_claim import (
     validate_device_class,
     validate_resource_claim,
     validate_resource_claim_template,
 )
 from framework.api.validation.meta import validate_object_meta
+from framework.api.validation.namespace import validate_namespace
 from framework.api.validation.node import validate_node
 from framework.api.validation.pod import validate_pod
 from framework.api.validation.policy import validate_pod_disruption_budget
 from framework.api.validation.resource_slice import validate_resource_slice
+from framework.api.validation.runtime_class import validate_runtime_class
 from framework.api.validation.scheduling import validate_priority_class
+from framework.api.validation.service import validate_service
 from framework.api.validation.storage import validate_csi_node, validate_storage_class
 from framework.api.validation.volumes import (
     validate_persistent_volume,
     validate_persistent_volume_claim,
+)
+from framework.api.validation.workloads import (
+    validate_replica_set,
+    validate_replication_controller,
+    validate_stateful_set,
 )
 
 Manifest = Mapping[str, Any]
@@ -45,15 +48,16 @@ VALIDATORS: dict[str, Callable[[Manifest], list[FieldError]]] = {
     "ResourceClaim": validate_resource_claim,
     "ResourceClaimTemplate": validate_resource_claim_template,
     "ResourceSlice": validate_resource_slice,
+    "Namespace": validate_namespace,
+    "Service": validate_service,
+    "ReplicaSet": validate_replica_set,
+    "StatefulSet": validate_stateful_set,
+    "ReplicationController": validate_replication_controller,
+    "RuntimeClass": validate_runtime_class,
 }
-"""Kinds whose own validation is ported (for the fields the scheduler reads)."""
-
-# The name rule of each kind whose own validation is not ported beyond its metadata.
-_NAME_CHECKS: dict[str, Callable[[str], list[str]]] = {
-    "Namespace": is_dns1123_label,
-    "Service": is_dns1035_label,
-    "StatefulSet": is_dns1123_label,
-}
+"""Every kind the loader reads has its own validation ported (for the fields the scheduler
+reads and those people most often get wrong); a kind without one would get its metadata
+checked with a DNS-subdomain name."""
 
 
 def validate_manifest(kind: str, namespaced: bool, manifest: Manifest) -> list[FieldError]:
@@ -67,8 +71,7 @@ def validate_manifest(kind: str, namespaced: bool, manifest: Manifest) -> list[F
     if validator is not None:
         errors = validator(manifest)
     else:
-        name_check = _NAME_CHECKS.get(kind, is_dns1123_subdomain)
-        errors = validate_object_meta(metadata, namespaced, name_check)
+        errors = validate_object_meta(metadata, namespaced, is_dns1123_subdomain)
     if errors:
         return errors
     return validate_object_meta(metadata, namespaced, is_path_segment_name)

@@ -116,6 +116,14 @@ def quantities_in_key_order(values: Any, path: str) -> dict[str, Quantity]:
     return quantities
 
 
+def parse_quantity(value: Any, path: str) -> Quantity:
+    """One quantity; QuantityDecodeError when it does not parse."""
+    try:
+        return Quantity.parse(_trimmed(value))
+    except QuantityError as err:
+        raise QuantityDecodeError(path, str(err)) from None
+
+
 def _trimmed(value: Any) -> Any:
     return value.strip() if isinstance(value, str) else value
 

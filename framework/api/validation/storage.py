@@ -101,7 +101,7 @@ def validate_csi_node(manifest: Manifest) -> list[FieldError]:
 
 def _csi_node_driver(driver: Manifest, names: set[str], path: str) -> list[FieldError]:
     name = driver.get("name") or ""
-    errors = _csi_driver_name(name, f"{path}.name")
+    errors = validate_csi_driver_name(name, f"{path}.name")
     node_id = driver.get("nodeID") or ""
     if not node_id:
         errors.append(required(f"{path}.nodeID"))
@@ -125,7 +125,7 @@ def _csi_node_driver(driver: Manifest, names: set[str], path: str) -> list[Field
     return errors
 
 
-def _csi_driver_name(name: str, path: str) -> list[FieldError]:
+def validate_csi_driver_name(name: str, path: str) -> list[FieldError]:
     """``ValidateCSIDriverName``: a DNS subdomain, any case, at most 63 characters."""
     if not name:
         return [required(path)]

@@ -160,16 +160,7 @@ def test_a_budget_selector_is_validated():
             ["metadata.name: Invalid value: \"a/b\": may not contain '/'"],
         ),
         ("PodDisruptionBudget", "..", "metadata.name: Invalid value: \"..\": may not be '..'"),
-        (
-            "Service",
-            "1web",
-            [
-                'metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower '
-                "case alphanumeric characters or '-', start with an alphabetic character, and "
-                "end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used "
-                "for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-            ],
-        ),
+        ("Namespace", "a.b", ['metadata.name: Invalid value: "a.b": must not contain dots']),
         ("StorageClass", "Fast", [f'metadata.name: Invalid value: "Fast": {SUBDOMAIN}']),
     ],
 )

@@ -31,6 +31,8 @@ def pod(claims=(), pod_claims=(REFERENCE,), init=False, annotations=None) -> dic
     metadata = {"name": "some-pod", "namespace": "ns"}
     if annotations:
         metadata["annotations"] = annotations
+    if "kubernetes.io/config.mirror" in (annotations or {}):
+        spec["nodeName"] = "node-1"  # a mirror pod without one is refused for that first
     return {"kind": "Pod", "metadata": metadata, "spec": spec}
 
 
