@@ -4,8 +4,9 @@ Three zones with small, medium and large nodes, two tainted GPU nodes (one whose
 plugin counts, one whose GPUs a DRA driver publishes in a ResourceSlice), a tainted
 control-plane node and a cordoned one; pods already running; pending pods that the scheduler
 will spread (a Service selects them), pin to a zone, send to a GPU node (by an extended
-resource, or by a ResourceClaim for an H100 that the structured allocator picks), place by
-preempting a batch pod, keep gated, and fail to place at all.
+resource a device plugin counts, by a ResourceClaim for an H100 that the structured allocator
+picks, or by an extended resource only the DRA pool serves), place by preempting a batch pod,
+keep gated, and fail to place at all.
 """
 
 from __future__ import annotations
@@ -173,6 +174,17 @@ def pending_pods() -> list[dict[str, Any]]:
             tolerations=[{**GPU_TAINT, "operator": "Equal"}],
             priority_class="batch",
             claims={"gpu": "h100"},
+        ),
+        # An extended resource no device plugin reports: a DRA GPU of c-gpu-2 serves it,
+        # through the claim the scheduler makes for the pod (DRAExtendedResource).
+        pod(
+            "render",
+            "default",
+            cpu="2",
+            memory="4Gi",
+            extended={f"deviceclass.resource.kubernetes.io/{GPU_DRIVER}": "1"},
+            tolerations=[{**GPU_TAINT, "operator": "Equal"}],
+            priority_class="batch",
         ),
         pod("nightly", "batch", cpu="1", memory="1Gi", gates=["example.com/approval"]),
         pod("huge", "batch", cpu="32", memory="128Gi", priority_class="batch"),

@@ -2,7 +2,7 @@
 exist yet waits; once someone creates the template in another tab, the ResourceClaim controller's
 work gives the pod its claim, the scheduler allocates an A100 from the demo's ResourceSlice, and
 the pod's page (never reloaded) shows the device, the node and the reservation, while the nodes
-page counts the devices in use."""
+page counts the devices in use (the demo's own pods hold the other two)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from tests.browser.steps import (
     page_is_the_same,
 )
 
-POD = "default/render"
+POD = "default/viz"
 POD_YAML = """\
 apiVersion: v1
 kind: Pod
 metadata:
-  name: render
+  name: viz
   namespace: default
 spec:
   tolerations:
@@ -60,9 +60,9 @@ spec:
 def test_a_pod_waiting_for_its_template_gets_a_gpu_once_the_template_exists(context, demo):
     page = context.new_page()
     log_in(page, demo)
-    # The demo's finetune pod holds the H100: c-gpu-2 has one of three devices in use.
+    # The demo's finetune pod holds the H100 and its render pod an A100: two of three in use.
     page.goto("/w/demo/nodes/")
-    expect(page.locator("#devices-c-gpu-2")).to_contain_text("1 / 3", timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#devices-c-gpu-2")).to_contain_text("2 / 3", timeout=LIVE_TIMEOUT_MS)
 
     create_in_editor(page, POD_YAML, f"Saved Pod {POD}.")
     page.get_by_role("link", name=POD).click()
@@ -74,11 +74,11 @@ def test_a_pod_waiting_for_its_template_gets_a_gpu_once_the_template_exists(cont
 
     expect(page.locator("#pod-state")).to_have_text("bound on c-gpu-2", timeout=LIVE_TIMEOUT_MS)
     row = claims.get_by_role("row").nth(1)
-    expect(row).to_contain_text("gpu.nvidia.com/c-gpu-2/gpu-0")
+    expect(row).to_contain_text("gpu.nvidia.com/c-gpu-2/gpu-1")
     expect(row).to_contain_text("on c-gpu-2")
-    expect(row.get_by_role("link")).to_have_text(re.compile(r"^render-gpu-\w{5}$"))
+    expect(row.get_by_role("link")).to_have_text(re.compile(r"^viz-gpu-\w{5}$"))
     assert page_is_the_same(page), "the claim's allocation arrived without a reload"
 
     nodes = context.new_page()
     nodes.goto("/w/demo/nodes/")
-    expect(nodes.locator("#devices-c-gpu-2")).to_contain_text("2 / 3")
+    expect(nodes.locator("#devices-c-gpu-2")).to_contain_text("3 / 3")

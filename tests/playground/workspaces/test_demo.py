@@ -65,7 +65,7 @@ def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(de
     pods = cluster.list("Pod")
     running = [p for p in pods if p.spec.node_name]
     assert len(running) == 5
-    assert len(pods) - len(running) == 10
+    assert len(pods) - len(running) == 11
     assert [s.name for s in cluster.list("Service")] == ["web"]
     assert {c.name: c.value for c in cluster.list("PriorityClass")} == {
         "production": 1000,
@@ -93,6 +93,7 @@ def test_the_scheduler_spreads_the_web_pods_over_the_zones(scheduled):
         ("shop/checkout", "zone-b"),
         ("default/trainer", "c-gpu-1"),
         ("default/finetune", "c-gpu-2"),
+        ("default/render", "c-gpu-2"),
         ("shop/urgent", "c-medium-1"),
         ("batch/huge", "Unschedulable"),
     ],
@@ -100,6 +101,7 @@ def test_the_scheduler_spreads_the_web_pods_over_the_zones(scheduled):
         "a pod pinned to a zone lands there",
         "the gpu pod lands on the tainted gpu node",
         "the pod claiming an h100 lands on the node whose slice has one",
+        "the pod asking for a gpu only dra serves lands on the dra node",
         "the urgent pod preempts a batch pod",
         "a pod too big for any node stays pending",
     ],
@@ -119,12 +121,27 @@ def test_each_pending_pod_shows_off_something(scheduled, pod, outcome):
 
 def test_the_h100_claim_is_allocated_and_reserved_for_its_pod(scheduled):
     cluster, _ = scheduled
-    [claim] = cluster.list("ResourceClaim", "default")
+    [claim] = [c for c in cluster.list("ResourceClaim", "default") if "finetune" in c.name]
     [result] = claim.status.allocation.results
     assert (result.driver, result.pool, result.device) == ("gpu.nvidia.com", "c-gpu-2", "gpu-2")
     finetune = cluster.get("Pod", "finetune", "default")
     assert [ref.name for ref in claim.status.reserved_for] == ["finetune"]
     assert [s.resource_claim_name for s in finetune.status.resource_claim_statuses] == [claim.name]
+
+
+def test_the_extended_resource_claim_holds_an_a100_for_the_render_pod(scheduled):
+    """No device plugin reports the class's implicit resource name: the scheduler made a
+    claim for it in PreBind and recorded it in the pod's status."""
+    cluster, _ = scheduled
+    render = cluster.get("Pod", "render", "default")
+    status = render.to_dict()["status"]["extendedResourceClaimStatus"]
+    claim = cluster.get("ResourceClaim", status["resourceClaimName"], "default")
+    assert claim.name.startswith("render-extended-resources-")
+    [result] = claim.status.allocation.results
+    assert (result.pool, result.device) == ("c-gpu-2", "gpu-0")
+    assert [m["resourceName"] for m in status["requestMappings"]] == [
+        "deviceclass.resource.kubernetes.io/gpu.nvidia.com"
+    ]
 
 
 def test_the_preempted_batch_pod_is_gone_and_the_gated_pod_never_tried(scheduled):
