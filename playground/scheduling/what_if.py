@@ -17,7 +17,7 @@ from typing import Any
 from framework.admission import priority
 from framework.admission.priority import ListedPriorityClasses
 from framework.api.errors import ObjectError
-from framework.api.loader import parse_new_object, parse_object
+from framework.api.loader import decode_new_object, parse_object
 from framework.api.pod import Pod
 from framework.config.defaults import default_configuration
 from framework.what_if import WhatIf, WhatIfError, what_if
@@ -78,7 +78,8 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
     if manifest.get("kind") != "Pod":
         kind = manifest.get("kind")
         raise ObjectError("the pasted object", "kind", f"must be Pod, not {kind!r}")
-    pod = parse_new_object(manifest)
+    new = decode_new_object(manifest)
+    pod = new.obj
     if pod.spec.node_name:
         raise ObjectError(
             pod.describe(),
@@ -89,7 +90,9 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
     admitted = dict(manifest)
     admitted["spec"] = dict(manifest.get("spec") or {})
     classes = ListedPriorityClasses(DatabaseCluster(workspace).list("PriorityClass"))
+    # Priority admission comes before validation in kube-apiserver, as in the store.
     priority.admit_pod(admitted, pod.describe(), classes)
+    new.validated()
     return parse_object(admitted)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
-from framework.api.errors import InvalidObjectError
+from framework.api.errors import InvalidObjectError, ObjectError
 from framework.api.loader import dump_objects, load_objects
 from framework.simulator import AttemptReport, simulate
 from playground.scheduling.what_if import (
@@ -147,3 +147,15 @@ def test_a_pasted_pod_the_api_server_would_refuse_is_refused_with_every_problem(
             'Invalid value: "-1": must be greater than or equal to 0',
         ),
     ]
+
+
+def test_a_pasted_pod_naming_a_missing_class_is_refused_for_the_class_first(workspace):
+    """Priority admission runs before validation in kube-apiserver."""
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "visitor"},
+        "spec": {"priorityClassName": "nope", "containers": []},
+    }
+    with pytest.raises(ObjectError, match="no PriorityClass with name nope was found"):
+        pasted_pod(workspace, manifest)
