@@ -1,4 +1,5 @@
-"""The command line: ``config defaults | validate FILE | expand FILE`` and ``simulate``.
+"""The command line: ``config defaults | validate FILE | expand FILE``, ``objects validate
+FILE``, ``simulate`` and ``debug``.
 
 Each command is a function returning the process exit status; argparse only dispatches.
 """
@@ -18,13 +19,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     config = commands.add_parser("config", help="KubeSchedulerConfiguration tools")
     config_commands = config.add_subparsers(dest="config_command", required=True)
-    from framework import simulate_command
+    from framework import objects_command, simulate_command
     from framework.config import commands as config_cmds
     from framework.debugger import console
     from framework.runtime import expand
 
     config_cmds.register(config_commands)
     expand.register(config_commands)
+    objects_command.register(commands)
     simulate_command.register(commands)
     console.register(commands)
     return parser
