@@ -41,6 +41,7 @@ from framework.api.resource_slice import (
     ResourceSlice,
 )
 from framework.plugins.dynamicresources.cel import compile as cel
+from framework.plugins.dynamicresources.cel import verdicts
 from framework.plugins.dynamicresources.structured.constraints import (
     Constraint,
     DistinctAttributeConstraint,
@@ -511,14 +512,7 @@ class _Allocation:
                 raise AllocationError(
                     f"{owner}: selector #{index}: CEL compile error: {expression.error}"
                 )
-            matches, error = expression.device_matches(
-                cel.Device(
-                    device_id.driver,
-                    device.attributes,
-                    device.capacity,
-                    device.allow_multiple_allocations,
-                )
-            )
+            matches, error = verdicts.device_matches(expression, device, device_id.driver)
             if error is not None:
                 raise AllocationError(f"{owner}: selector #{index}: CEL runtime error: {error}")
             if not matches:
