@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from framework.api.device_class import DeviceClass, DeviceSelector
-from framework.api.node_affinity import NodeSelector
+from framework.api.node_affinity import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from framework.api.quantity import Quantity
 from framework.api.resource_claim import (
     ALLOCATION_CONFIG_SOURCE_CLAIM,
@@ -834,6 +834,24 @@ def _add_requirements(requirements: Sequence[Any], into: list[dict[str, Any]]) -
 
 
 def _node_selector_fields(selector: dict[str, Any] | None) -> dict[str, Any]:
+    """The selector both as written and parsed. Built here directly, as the dict is ours and
+    well formed: reading it as a manifest cost as much as the rest of a Filter call."""
     if selector is None:
         return {}
-    return {"node_selector": NodeSelector.from_dict(selector), "node_selector_dict": selector}
+    parsed = NodeSelector(
+        [
+            NodeSelectorTerm(
+                match_expressions=_requirements(term.get("matchExpressions", ())),
+                match_fields=_requirements(term.get("matchFields", ())),
+            )
+            for term in selector["nodeSelectorTerms"]
+        ]
+    )
+    return {"node_selector": parsed, "node_selector_dict": selector}
+
+
+def _requirements(entries: Sequence[dict[str, Any]]) -> list[NodeSelectorRequirement]:
+    return [
+        NodeSelectorRequirement(entry["key"], entry["operator"], tuple(entry.get("values", ())))
+        for entry in entries
+    ]
