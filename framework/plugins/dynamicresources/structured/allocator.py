@@ -169,10 +169,19 @@ class Allocator:
         self.num_allocate_one_invocations = 0
         # Counters left in each pool by the claims allocated before (never changes).
         self._available_counters: dict[str, dict[str, dict[str, Quantity]]] = {}
+        self._compiled: dict[str, cel.CompilationResult] = {}
 
     def allocate(self, node: Any, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
         """One allocation result per claim, in order; None when they do not fit the node."""
         return _Allocation(self, node, list(claims)).run()
+
+    def compiled(self, expression: str) -> cel.CompilationResult:
+        """The expression through the scheduler's compile cache, once per allocator: every
+        node of the pod's cycle asks for the same few selectors, device after device."""
+        result = self._compiled.get(expression)
+        if result is None:
+            result = self._compiled[expression] = cel.compile_cel_expression(expression)
+        return result
 
 
 class _Allocation:
@@ -507,7 +516,7 @@ class _Allocation:
         else:
             owner = f"claim {self.claims[key[0]].key}"
         for index, selector in enumerate(selectors or ()):
-            expression = cel.compile_cel_expression(selector.cel_expression or "")
+            expression = self.a.compiled(selector.cel_expression or "")
             if expression.error is not None:
                 raise AllocationError(
                     f"{owner}: selector #{index}: CEL compile error: {expression.error}"
