@@ -9,6 +9,11 @@ which the scheduler places. The templates mirror upstream's
 ``SchedulingNodeAffinity``, ``SchedulingPodAntiAffinity``, ``TopologySpreading`` and
 ``PreemptionBasic``. Upstream lets its scheduler place the initial pods; binding them here
 gives the same cluster without timing them.
+
+``SchedulingWithResourceClaimTemplate`` is upstream's DRA test case (``dra/performance-config.yaml``
+with its ``templates/``, and the ResourceSlices ``dra.go`` publishes for its test driver). Its
+initial pods need allocated claims, which only the scheduler makes, so the harness schedules
+them (untimed) instead of binding them.
 """
 
 from __future__ import annotations
@@ -19,11 +24,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from framework.api.device_class import DeviceClass
+from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
+from framework.api.resource_claim import ResourceClaimTemplate
+from framework.api.resource_slice import ResourceSlice
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+
+
+def _no_objects(nodes: list[Node]) -> list[KubeObject]:
+    return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +51,11 @@ class Workload:
     init_pod: Callable[[int], dict[str, Any]]
     measured_pod: Callable[[int], dict[str, Any]]
     description: str
+    node_prefix: str = "node"
+    objects: Callable[[list[Node]], list[KubeObject]] = _no_objects
+    """The cluster's other objects (device classes, slices, templates), given its nodes."""
+    schedule_init_pods: bool = False
+    """The scheduler places the initial pods (untimed) instead of their being bound."""
 
     def init_pods_for(self, nodes: int) -> int:
         return round(nodes * self.init_pods_per_node)
@@ -46,13 +64,17 @@ class Workload:
         """``node-0000`` … with the workload's labels (zones drawn from a seeded source)."""
         rng = random.Random(seed)
         width = len(str(max(count - 1, 0)))
+        prefix = self.node_prefix
         return [
-            Node.from_dict(node_manifest(f"node-{i:0{width}d}", self.node_labels(rng)))
+            Node.from_dict(node_manifest(f"{prefix}-{i:0{width}d}", self.node_labels(rng)))
             for i in range(count)
         ]
 
     def build_init_pods(self, count: int, nodes: list[Node]) -> list[Pod]:
-        """The existing pods, bound round robin so every node carries the same load."""
+        """The existing pods, bound round robin so every node carries the same load (pending,
+        for the scheduler to place, with ``schedule_init_pods``)."""
+        if self.schedule_init_pods:
+            return [Pod.from_dict(self.init_pod(i)) for i in range(count)]
         return [
             Pod.from_dict(_bound(self.init_pod(i), nodes[i % len(nodes)].name))
             for i in range(count)
@@ -192,6 +214,103 @@ def _high_priority_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
     return lambda i: pod_manifest(f"{prefix}-{i}", cpu="3000m", priority=10)
 
 
+# ----------------------------------------------------------------------------------------------
+# DRA (upstream's dra/ templates and its test driver's ResourceSlices)
+
+DRA_DRIVER = "test-driver.cdi.k8s.io"
+DRA_DEVICES_PER_NODE = 20
+"""``maxClaimsPerNode`` of the 2000pods_100nodes case: 100 nodes hold its 2,000 pods."""
+
+
+def _dra_node_labels(rng: random.Random) -> dict[str, str]:
+    """node-with-dra-test-driver: the label that scopes the driver's slices."""
+    return {"node-with-dra": "true"}
+
+
+def resource_slice_manifest(driver: str, node_name: str, devices: int) -> dict[str, Any]:
+    """The slice upstream's test driver publishes for a node: one pool named after the node,
+    ``instance-<i>`` devices alike but for their NUMA attribute."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": node_name},
+        "spec": {
+            "driver": driver,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": f"instance-{i}",
+                    "attributes": {
+                        "model": {"string": "A100"},
+                        "family": {"string": "GPU"},
+                        "driverVersion": {"version": "1.2.3"},
+                        "dra.example.com/numa": {"int": i},
+                    },
+                    "capacity": {"memory": {"value": "1Gi"}},
+                }
+                for i in range(devices)
+            ],
+        },
+    }
+
+
+def _device_class() -> DeviceClass:
+    """templates/deviceclass.yaml."""
+    return DeviceClass.from_dict(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "test-class"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]},
+        }
+    )
+
+
+def _claim_template(namespace: str) -> ResourceClaimTemplate:
+    """templates/resourceclaimtemplate.yaml: one device of test-class."""
+    request = {"name": "req-0", "exactly": {"deviceClassName": "test-class"}}
+    return ResourceClaimTemplate.from_dict(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "test-claim-template", "namespace": namespace},
+            "spec": {"spec": {"devices": {"requests": [request]}}},
+        }
+    )
+
+
+def _dra_objects(nodes: list[Node]) -> list[KubeObject]:
+    """The driver's slices, the class and the template in both namespaces."""
+    slices = [
+        ResourceSlice.from_dict(
+            resource_slice_manifest(DRA_DRIVER, node.name, DRA_DEVICES_PER_NODE)
+        )
+        for node in nodes
+    ]
+    return [*slices, _device_class(), _claim_template("init"), _claim_template("test")]
+
+
+def _pod_with_claim_template(namespace: str) -> Callable[[int], dict[str, Any]]:
+    """templates/pod-with-claim-template.yaml (no requests; one claim from the template)."""
+
+    def manifest(i: int) -> dict[str, Any]:
+        container = {
+            "name": "pause",
+            "image": "registry.k8s.io/pause:3.10.1",
+            "resources": {"claims": [{"name": "resource"}]},
+        }
+        claim = {"name": "resource", "resourceClaimTemplateName": "test-claim-template"}
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"test-dra-{i}", "namespace": namespace},
+            "spec": {"containers": [container], "resourceClaims": [claim]},
+        }
+
+    return manifest
+
+
 _SCHEDULING_BASIC = Workload(
     name="SchedulingBasic",
     nodes=5000,
@@ -254,6 +373,20 @@ WORKLOADS: dict[str, Workload] = {
             init_pod=_low_priority_pod("low"),
             measured_pod=_high_priority_pod("high"),
             description="each pod of priority 10 evicts 3 of a node's 4 low-priority pods",
+        ),
+        # Upstream's 2000pods_100nodes: the measured pods take the cluster's last devices.
+        Workload(
+            name="SchedulingWithResourceClaimTemplate",
+            nodes=100,
+            init_pods_per_node=10.0,
+            measured_pods=1000,
+            node_labels=_dra_node_labels,
+            init_pod=_pod_with_claim_template("init"),
+            measured_pod=_pod_with_claim_template("test"),
+            description="one claim per pod from a template, 20 devices per node, filled up",
+            node_prefix="scheduler-perf-dra",
+            objects=_dra_objects,
+            schedule_init_pods=True,
         ),
     )
 }

@@ -18,6 +18,7 @@ TINY = {
     "PodAntiAffinity": (6, 4),
     "TopologySpreading": (6, 5),
     "Preemption": (3, 3),
+    "SchedulingWithResourceClaimTemplate": (2, 5),
 }
 
 
@@ -39,6 +40,12 @@ def test_it_needs_a_second_attempt_for_each_preempting_pod() -> None:
 def test_it_leaves_pods_unscheduled_when_anti_affinity_allows_one_per_node() -> None:
     result = run_workload(WORKLOADS["PodAntiAffinity"], nodes=4, init_pods=1, pods=5)
     assert result.scheduled == 3
+
+
+def test_dra_init_pods_are_scheduled_first_and_the_measured_ones_fill_the_devices() -> None:
+    # 2 nodes of 20 devices: 20 initial pods take half, 20 measured pods the rest, one is left.
+    result = run_workload(WORKLOADS["SchedulingWithResourceClaimTemplate"], nodes=2, pods=21)
+    assert (result.init_pods, result.scheduled, result.attempts) == (20, 20, 21)
 
 
 @pytest.mark.parametrize(

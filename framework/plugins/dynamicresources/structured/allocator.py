@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from framework.api.device_class import DeviceClass, DeviceSelector
-from framework.api.node_affinity import NodeSelector
+from framework.api.node_affinity import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from framework.api.quantity import Quantity
 from framework.api.resource_claim import (
     ALLOCATION_CONFIG_SOURCE_CLAIM,
@@ -41,6 +41,7 @@ from framework.api.resource_slice import (
     ResourceSlice,
 )
 from framework.plugins.dynamicresources.cel import compile as cel
+from framework.plugins.dynamicresources.cel import verdicts
 from framework.plugins.dynamicresources.structured.constraints import (
     Constraint,
     DistinctAttributeConstraint,
@@ -168,10 +169,19 @@ class Allocator:
         self.num_allocate_one_invocations = 0
         # Counters left in each pool by the claims allocated before (never changes).
         self._available_counters: dict[str, dict[str, dict[str, Quantity]]] = {}
+        self._compiled: dict[str, cel.CompilationResult] = {}
 
     def allocate(self, node: Any, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
         """One allocation result per claim, in order; None when they do not fit the node."""
         return _Allocation(self, node, list(claims)).run()
+
+    def compiled(self, expression: str) -> cel.CompilationResult:
+        """The expression through the scheduler's compile cache, once per allocator: every
+        node of the pod's cycle asks for the same few selectors, device after device."""
+        result = self._compiled.get(expression)
+        if result is None:
+            result = self._compiled[expression] = cel.compile_cel_expression(expression)
+        return result
 
 
 class _Allocation:
@@ -506,19 +516,12 @@ class _Allocation:
         else:
             owner = f"claim {self.claims[key[0]].key}"
         for index, selector in enumerate(selectors or ()):
-            expression = cel.compile_cel_expression(selector.cel_expression or "")
+            expression = self.a.compiled(selector.cel_expression or "")
             if expression.error is not None:
                 raise AllocationError(
                     f"{owner}: selector #{index}: CEL compile error: {expression.error}"
                 )
-            matches, error = expression.device_matches(
-                cel.Device(
-                    device_id.driver,
-                    device.attributes,
-                    device.capacity,
-                    device.allow_multiple_allocations,
-                )
-            )
+            matches, error = verdicts.device_matches(expression, device, device_id.driver)
             if error is not None:
                 raise AllocationError(f"{owner}: selector #{index}: CEL runtime error: {error}")
             if not matches:
@@ -840,6 +843,24 @@ def _add_requirements(requirements: Sequence[Any], into: list[dict[str, Any]]) -
 
 
 def _node_selector_fields(selector: dict[str, Any] | None) -> dict[str, Any]:
+    """The selector both as written and parsed. Built here directly, as the dict is ours and
+    well formed: reading it as a manifest cost as much as the rest of a Filter call."""
     if selector is None:
         return {}
-    return {"node_selector": NodeSelector.from_dict(selector), "node_selector_dict": selector}
+    parsed = NodeSelector(
+        [
+            NodeSelectorTerm(
+                match_expressions=_requirements(term.get("matchExpressions", ())),
+                match_fields=_requirements(term.get("matchFields", ())),
+            )
+            for term in selector["nodeSelectorTerms"]
+        ]
+    )
+    return {"node_selector": parsed, "node_selector_dict": selector}
+
+
+def _requirements(entries: Sequence[dict[str, Any]]) -> list[NodeSelectorRequirement]:
+    return [
+        NodeSelectorRequirement(entry["key"], entry["operator"], tuple(entry.get("values", ())))
+        for entry in entries
+    ]

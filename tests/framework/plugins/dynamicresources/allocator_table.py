@@ -15,6 +15,7 @@ import pytest
 
 from framework.api.device_class import DeviceClass
 from framework.api.node import Node
+from framework.api.node_affinity import NodeSelector
 from framework.api.quantity import Quantity
 from framework.api.resource_claim import ResourceClaim
 from framework.api.resource_slice import ResourceSlice
@@ -73,6 +74,12 @@ def run_with(case: Case, allocator: Allocator) -> list[dict[str, Any]] | None:
     results = allocator.allocate(case.node or node(NODE1, REGION1), case.claims)
     if results is None:
         return None
+    for result in results:
+        # The parsed selector (what Filter matches nodes with) says what the written one says.
+        if result.node_selector_dict is not None:
+            assert result.node_selector == NodeSelector.from_dict(result.node_selector_dict)
+        else:
+            assert result.node_selector is None
     return [normalized(result.to_dict()) for result in results]
 
 
