@@ -26,8 +26,8 @@ def create_objects(new: list[NewObject]) -> tuple[list[KubeObject], list[ObjectE
 
     Each object goes through upstream's steps in their order, its first refusal reported:
     mutating admission (NamespaceLifecycle, then Priority resolving a pod's priority),
-    validation (after the DRA admin-access check claims and templates get with it),
-    validating admission (Priority's one default PriorityClass). The file's
+    validation (for a claim or template, the DRA admin-access check first, as its strategy
+    does), validating admission (Priority's one default PriorityClass). The file's
     Namespaces and PriorityClasses are created first, so its other objects find them.
     """
     refusals: dict[int, ObjectError] = {}
