@@ -17,6 +17,10 @@ BATCH_ATTEMPTS_TOTAL = f"{SCHEDULER_SUBSYSTEM}_batch_attempts_total"
 BATCH_CACHE_FLUSHED_TOTAL = f"{SCHEDULER_SUBSYSTEM}_batch_cache_flushed_total"
 """Labels ``profile``, ``reason``: why the batch cache was thrown away."""
 
+RESOURCECLAIM_CREATES_TOTAL = f"{SCHEDULER_SUBSYSTEM}_resourceclaim_creates_total"
+"""Label ``status`` (``success``, ``failure``): the claims DynamicResources creates for DRA
+extended resources (DRAExtendedResource)."""
+
 # Batch attempt results.
 BATCH_ATTEMPT_NO_HINT = "no_hint"
 BATCH_ATTEMPT_HINT_USED = "hint_used"

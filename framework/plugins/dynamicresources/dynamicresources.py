@@ -62,6 +62,7 @@ from framework.interface.types import (
     PreFilterResult,
     SignFragment,
 )
+from framework.metrics import RESOURCECLAIM_CREATES_TOTAL
 from framework.plugins import names
 from framework.plugins.dynamicresources import binding_conditions
 from framework.plugins.dynamicresources.binding_conditions import BindingFailedError
@@ -771,11 +772,14 @@ class DynamicResources(
             ),
         )
         try:
-            return cluster.create(for_creation(base, name))
+            created = cluster.create(for_creation(base, name))
         except Exception as err:
+            self.handle.metrics.inc(RESOURCECLAIM_CREATES_TOTAL, status="failure")
             raise _BindError(
                 f"create claim for extended resources {pod.namespace}/: {err}"
             ) from None
+        self.handle.metrics.inc(RESOURCECLAIM_CREATES_TOTAL, status="success")
+        return created
 
     def _patch_pod_extended_resource_claim_status(
         self, data: _StateData, pod: Pod, claim: ResourceClaim, node_name: str

@@ -10,6 +10,7 @@ from framework.api.pod import Pod
 from framework.api.storage import CSINode, StorageClass
 from framework.cluster.memory import InMemoryCluster
 from framework.interface.node_info import NodeInfo
+from framework.metrics import Metrics
 from framework.util.clock import FakeClock
 from tests.framework.builders import make_pod
 
@@ -330,12 +331,14 @@ class WritableCluster(InMemoryCluster):
 
 
 class FakeHandle:
-    """What the volume plugins use from the Handle: the cluster and the snapshot."""
+    """What the volume and DRA plugins use from the Handle: the cluster, the snapshot, the
+    clock and the metrics."""
 
     def __init__(self, objects: list[Any] = (), node_infos: list[NodeInfo] = ()) -> None:  # type: ignore[assignment]
         self._cluster = WritableCluster(objects)
         self._snapshot = Snapshot(list(node_infos))
         self.clock = FakeClock(CLOCK_START)
+        self.metrics = Metrics()
 
     def cluster(self) -> WritableCluster:
         return self._cluster

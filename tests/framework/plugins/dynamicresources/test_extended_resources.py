@@ -22,6 +22,7 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import NodeInfo
 from framework.interface.status import Code, Status
 from framework.interface.types import NodeToStatus
+from framework.metrics import RESOURCECLAIM_CREATES_TOTAL
 from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.plugins.dynamicresources.extended_resources import (
     DeviceClassResolver,
@@ -288,6 +289,7 @@ def test_extended_resource_name_with_resources(info):
         "requestMappings": [mapping("con0", GPU, "container-0-request-0")],
         "resourceClaimName": name,
     }
+    assert pl.handle.metrics.series(RESOURCECLAIM_CREATES_TOTAL) == {(("status", "success"),): 1}
 
 
 def test_non_dra_extended_resource_name_with_zero_allocatable():
@@ -404,6 +406,7 @@ def test_extended_resource_name_claim_creation_failure():
     )
     assert got["in_flight_after"] == []
     assert pl.handle.cluster().deleted == []
+    assert pl.handle.metrics.series(RESOURCECLAIM_CREATES_TOTAL) == {(("status", "failure"),): 1}
 
 
 def test_the_next_pod_does_not_get_the_device_in_flight():
