@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from framework.interface.node_info import NodeInfo, PodInfo
     from framework.interface.status import Status
     from framework.interface.types import NominatingInfo
+    from framework.metrics import Metrics
     from framework.util.clock import Clock
 
 
@@ -108,6 +109,8 @@ class Handle(Protocol):
     """The scheduler's seeded random source."""
     per_node: bool
     """Whether plugins are called node by node this cycle, even where they have batch forms."""
+    metrics: Metrics
+    """Where the scheduler's counters go (``scheduler_...``, by upstream's names and labels)."""
 
     def activate(self, pods: dict[str, Pod]) -> None:
         """Moves these pods (by "namespace/name") to the active queue."""

@@ -8,6 +8,7 @@ from framework.cluster.resource_claim_controller import ResourceClaimController
 from framework.config.types import DynamicResourcesArgs
 from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import NodeInfo
+from framework.metrics import Metrics
 from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.plugins.feature import Features
 from framework.util.clock import FakeClock
@@ -157,6 +158,7 @@ class _Handle:
     def __init__(self, cluster) -> None:
         self._cluster = cluster
         self.clock = FakeClock(1_767_225_600.0)
+        self.metrics = Metrics()
 
     def cluster(self):
         return self._cluster
