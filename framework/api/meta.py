@@ -45,6 +45,18 @@ class OwnerReference:
         )
 
 
+def controller_reference(owner: KubeObject) -> dict[str, Any]:
+    """The ``ownerReferences`` entry that makes ``owner`` an object's controller, as a
+    controller writes it on what it creates (the garbage collector deletes it with ``owner``)."""
+    return {
+        "apiVersion": owner.API_VERSION,
+        "kind": owner.KIND,
+        "name": owner.name,
+        "uid": owner.uid,
+        "controller": True,
+    }
+
+
 @dataclass(slots=True)
 class ObjectMeta:
     name: str

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from framework.api.meta import controller_reference
 from framework.api.pod import Pod
 from framework.api.resource_claim import ResourceClaim, has_finalizer, with_finalizer
 from framework.cluster.generated_names import deterministic_suffix
@@ -159,15 +160,7 @@ def generated_claim(
         "generateName": base,
         "namespace": pod.namespace,
         "annotations": annotations,
-        "ownerReferences": [
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "name": pod.name,
-                "uid": pod.uid,
-                "controller": True,
-            }
-        ],
+        "ownerReferences": [controller_reference(pod)],
     }
     if template_metadata.get("labels"):
         metadata["labels"] = dict(template_metadata["labels"])

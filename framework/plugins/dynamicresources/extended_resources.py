@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from framework.api.meta import controller_reference
 from framework.api.pod import Container, Pod
 from framework.api.quantity import Quantity
 from framework.api.resource_claim import DEVICE_ALLOCATION_MODE_EXACT_COUNT, ResourceClaim
@@ -145,15 +146,7 @@ def in_memory_claim(pod: Pod) -> ResourceClaim:
                 "namespace": pod.namespace,
                 "uid": str(uuid.uuid5(_TEMPORARY_UID_NAMESPACE, pod.uid)),
                 "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
-                "ownerReferences": [
-                    {
-                        "apiVersion": "v1",
-                        "kind": "Pod",
-                        "name": pod.name,
-                        "uid": pod.uid,
-                        "controller": True,
-                    }
-                ],
+                "ownerReferences": [controller_reference(pod)],
             },
             "spec": {},
         }
