@@ -14,14 +14,14 @@ from urllib.parse import parse_qs
 
 from django.template.loader import render_to_string
 
-from playground.front.devices import pod_claim_rows
+from playground.front.devices import node_devices, pod_claim_rows
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
 from playground.front.stop_section import render_stop_section
 from playground.front.trace_tables import extension_points
 from playground.front.usage import NodeUsage
-from playground.front.views.cluster import nodes_context, pods_context
+from playground.front.views.cluster import node_page, nodes_context, pods_context
 from playground.front.views.permit import permit_context
 from playground.front.views.pods import latest_attempt_context
 from playground.front.views.queue import board_context
@@ -135,7 +135,7 @@ def _overview(workspace: Workspace) -> str:
 
 def _published_usage(workspace: Workspace, view: LiveView, usage: list[dict[str, Any]]) -> str:
     """The usage bars of the page's nodes, as the scheduler's cache counts them."""
-    shown = {row.name for row in nodes_context(workspace, view.page)["rows"]}
+    shown = {row.name for row in node_page(workspace, view.page)}
     nodes = [NodeUsage.from_published(entry) for entry in usage if entry.get("name") in shown]
     return render_to_string("live/usage_cells.html", {"nodes": nodes})
 
@@ -144,8 +144,10 @@ def _stored_devices(workspace: Workspace, view: LiveView) -> str:
     """The devices in use on the page's nodes, from the stored claims: an allocation is
     written by PreBind, after the scheduler published its usage, so any cluster news redraws
     them (only cells that changed reach the page)."""
-    rows = nodes_context(workspace, view.page)["rows"]
-    return render_to_string("live/devices_cells.html", {"nodes": rows})
+    names = [row.name for row in node_page(workspace, view.page)]
+    devices = node_devices(workspace, names)
+    nodes = [{"name": name, "devices": devices.get(name, [])} for name in names]
+    return render_to_string("live/devices_cells.html", {"nodes": nodes})
 
 
 def _published_board(status: dict[str, Any]) -> Board:

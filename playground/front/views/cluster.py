@@ -66,9 +66,14 @@ def objects(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     return render_page(request, "front/objects.html", "front/objects_table.html", context)
 
 
+def node_page(workspace: Workspace, page_number: Any) -> Any:
+    """One page of the workspace's Node rows, in the nodes page's order."""
+    return Paginator(_objects(workspace, "Node"), PAGE_SIZE).get_page(page_number)
+
+
 def nodes_context(workspace: Workspace, page_number: Any) -> dict[str, Any]:
     """One page of nodes with their usage (the live consumer renders it too)."""
-    page = Paginator(_objects(workspace, "Node"), PAGE_SIZE).get_page(page_number)
+    page = node_page(workspace, page_number)
     bound = _objects(workspace, "Pod").filter(node_name__in=[row.name for row in page])
     rows = node_rows(page, bound)
     devices = node_devices(workspace, [row.name for row in rows])
