@@ -8,6 +8,10 @@ during it and the seconds stolen by the hypervisor: figures from a busy machine 
 ``python -m benchmarks playground [--nodes 500] [--pods 1000] [--runs 1] [--watch nobody]`` runs
 the playground end to end in production mode (``benchmarks/playground_e2e.py``), with nobody,
 one pod's page or the debugger page watching the live trace.
+
+``python -m benchmarks live [--nodes 5000] [--pods 10000] [--burst 1000] [--mode both]`` puts
+the playground's mirror and second scheduler beside the real kube-scheduler on a real control
+plane from KUBEBUILDER_ASSETS (``benchmarks/live.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks import playground_e2e
+from benchmarks import live, playground_e2e
+from benchmarks.control_plane import ControlPlaneError
 from benchmarks.harness import Result, run_workload
 from benchmarks.processes import machine_usage, stolen_usage
 from benchmarks.workloads import WORKLOADS
@@ -34,6 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "playground":
         return _playground(args)
+    if args.command == "live":
+        return _live(args)
     if args.command == "one":
         result = run_workload(
             WORKLOADS[args.workload],
@@ -84,7 +91,47 @@ def _parser() -> argparse.ArgumentParser:
         help="who watches the live trace: nobody, a pod's page (one of the pods created in the"
         " middle of the run), or the debugger page (every pod)",
     )
+    on_cluster = commands.add_parser(
+        "live",
+        help="the mirror and the second scheduler beside the real kube-scheduler, on a real"
+        " control plane (KUBEBUILDER_ASSETS)",
+    )
+    on_cluster.add_argument("--nodes", type=int, default=live.DEFAULT_NODES)
+    on_cluster.add_argument("--pods", type=int, default=live.DEFAULT_PODS, help="running pods")
+    on_cluster.add_argument(
+        "--burst", type=int, default=live.DEFAULT_BURST, help="pods each scheduler binds"
+    )
+    on_cluster.add_argument(
+        "--mode",
+        choices=(*live.MODES, "both"),
+        default="both",
+        help="the playground's: embedded (SQLite, in-process worker), production (PostgreSQL,"
+        " Redis, worker processes: DATABASE_URL and REDIS_URL set)",
+    )
+    on_cluster.add_argument(
+        "--port", type=int, default=0, help="kube-apiserver's port (default: a free one)"
+    )
+    on_cluster.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
     return parser
+
+
+def _live(args: argparse.Namespace) -> int:
+    modes = live.MODES if args.mode == "both" else (args.mode,)
+    try:
+        report = live.run(
+            args.nodes,
+            args.pods,
+            args.burst,
+            modes,
+            port=args.port,
+            timeout=args.timeout,
+            say=lambda what: print(f"... {what}", flush=True),
+        )
+    except (playground_e2e.NotProductionMode, ControlPlaneError) as err:
+        print(err, file=sys.stderr)
+        return 2
+    print(report.text(), flush=True)
+    return 0
 
 
 def _playground(args: argparse.Namespace) -> int:

@@ -175,11 +175,8 @@ def run(
     if watch not in WATCHES:
         raise ValueError(f"watch must be one of {', '.join(WATCHES)} (got {watch!r})")
     database_url, redis_url = production_backends(os.environ)
-    token = secrets.token_hex(4)
-    prefix = f"e2e-{token}:"
     with (
-        throwaway_database(database_url, f"e2e_{token}") as url,
-        forgotten_keys(redis_url, prefix),
+        throwaway_backends(database_url, redis_url, "e2e") as (url, prefix),
         _terminated_as_interrupt(),
     ):
         env = _environment(url, redis_url, prefix, _free_port())
@@ -438,6 +435,19 @@ def production_backends(environ: Mapping[str, str]) -> tuple[str, str]:
             "REDIS_URL=redis://127.0.0.1:6379/0)"
         )
     return urls[0], urls[1]
+
+
+@contextmanager
+def throwaway_backends(database_url: str, redis_url: str, name: str) -> Iterator[tuple[str, str]]:
+    """A throwaway database (``throwaway_database``) and a Redis key prefix forgotten on the
+    way out, both named after ``name`` and a random token; yields (database URL, prefix)."""
+    token = secrets.token_hex(4)
+    prefix = f"{name}-{token}:"
+    with (
+        throwaway_database(database_url, f"{name}_{token}") as url,
+        forgotten_keys(redis_url, prefix),
+    ):
+        yield url, prefix
 
 
 @contextmanager

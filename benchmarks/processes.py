@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -63,17 +64,23 @@ class Process:
         if code is not None:
             raise RuntimeError(f"the {self.name} process exited with {code}:\n{self.tail()}")
 
-    def stop(self) -> None:
-        """SIGTERM to its session (a warm shutdown), SIGKILL if it takes too long."""
+    def stop(self, seconds: float = STOP_SECONDS) -> float | None:
+        """SIGTERM to its session (a warm shutdown), SIGKILL if it takes longer than
+        ``seconds``; returns how long it took to exit after SIGTERM (None: it was killed, or
+        had exited already)."""
+        took = None
         if self.popen.poll() is None:
             _signal_group(self.pid, signal.SIGTERM)
+            start = time.monotonic()
             try:
-                self.popen.wait(STOP_SECONDS)
+                self.popen.wait(seconds)
+                took = time.monotonic() - start
             except subprocess.TimeoutExpired:
                 _signal_group(self.pid, signal.SIGKILL)
                 self.popen.wait()
         # Pool children outliving their parent still belong to its session.
         _signal_group(self.pid, signal.SIGKILL)
+        return took
 
 
 @contextmanager
@@ -85,11 +92,20 @@ def procfile_processes(
     missing = [name for name in names if name not in commands]
     if missing:
         raise ValueError(f"{procfile.name} has no process named {', '.join(missing)}")
+    with started_processes({name: commands[name] for name in names}, env) as started:
+        yield started
+
+
+@contextmanager
+def started_processes(
+    commands: Mapping[str, str], env: Mapping[str, str]
+) -> Iterator[dict[str, Process]]:
+    """Starts ``{name: command}`` (as a Procfile's lines) and stops them all on the way out."""
     started: dict[str, Process] = {}
     logs = tempfile.TemporaryDirectory(prefix="playground-processes-")
     try:
-        for name in names:
-            started[name] = _start(name, commands[name], env, Path(logs.name))
+        for name, command in commands.items():
+            started[name] = _start(name, command, env, Path(logs.name))
         yield started
     finally:
         for process in started.values():

@@ -1,0 +1,713 @@
+"""``python -m benchmarks live``: the playground beside the real kube-scheduler, on a real cluster.
+
+A real control plane (etcd + kube-apiserver from ``KUBEBUILDER_ASSETS``, benchmarks/
+control_plane.py) is filled with ``nodes`` nodes and ``pods`` pods already bound to them
+(scheduler_perf's SchedulingBasic shapes: 4 CPUs, 32 GiB, 110 pods per node; pods asking for
+100m and 500Mi). Then:
+
+1. **kube-scheduler** (the real one, leader election off) binds a burst of ``burst`` pods:
+   the burst is created at once (8 requests at a time) and every pod's binding is timed from
+   a watch of the burst's namespace.
+2. **the playground**, in each mode asked for, schedules its own burst as a second scheduler
+   (profile ``playground-scheduler``; the real scheduler is stopped by then, so both have the
+   machine to themselves):
+
+   - *embedded*: ``manage.py runserver --noreload`` (what ``scripts/run`` runs) on a fresh
+     SQLite file, the Celery worker, in-memory broker and channel layer inside it;
+   - *production*: the Procfile's ``scheduler`` and ``binding`` workers on a throwaway
+     PostgreSQL database and Redis keys of their own (DATABASE_URL and REDIS_URL must be set).
+
+   A connection to the cluster mirrors it into a workspace whose configuration names the
+   profile, with the second scheduler switched on. The figures: the mirror's **initial sync**
+   (from the mirror's start to every node and pod in the workspace), the **mirror's lag** for
+   the burst (from the last create's answer to the whole burst in the workspace, read from
+   the database every 20 ms), the **binding rate** timed as for kube-scheduler and its ratio
+   to kube-scheduler's, and the **shutdown**: seconds from SIGTERM to the process's exit
+   (embedded: the web process; production: the scheduler worker's warm shutdown), and
+   whether the database leases (the scheduler service's, the mirror's) and the cluster's
+   Lease were released.
+
+The binding rate is taken over the 10-90 % window of the burst's binding times (pods bound in
+it divided by its seconds): the first pods wait for the burst to be created, the last for
+stragglers, neither says how fast a scheduler binds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from kubernetes.client import ApiClient
+from kubernetes.watch.watch import iter_resp_lines
+
+from benchmarks.control_plane import (
+    ControlPlane,
+    assets_folder,
+    control_plane,
+    free_port,
+    kube_scheduler,
+)
+from benchmarks.playground_e2e import (
+    _libpq,
+    _terminated_as_interrupt,
+    production_backends,
+    throwaway_backends,
+)
+from benchmarks.processes import ROOT, Process, procfile_commands, started_processes
+
+DEFAULT_NODES = 5000
+DEFAULT_PODS = 10000
+DEFAULT_BURST = 1000
+EMBEDDED, PRODUCTION = "embedded", "production"
+MODES = (EMBEDDED, PRODUCTION)
+NAMESPACE = "bench"
+"""Where the pods already running are."""
+SCHEDULER_NAME = "playground-scheduler"
+"""The playground's profile: the real kube-scheduler serves ``default-scheduler`` only."""
+CREATE_THREADS = 8
+"""Create requests under way at once (filling the cluster, and a burst)."""
+POLL_SECONDS = 0.02
+SHUTDOWN_LIMIT_SECONDS = 90.0
+"""A process still running this long after SIGTERM is killed (and its figure says so)."""
+CONFIGURATION = f"""apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: {SCHEDULER_NAME}
+"""
+
+
+# ----------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(slots=True)
+class Burst:
+    """One burst of pods created at once and bound by a scheduler."""
+
+    pods: int
+    create_seconds: float
+    """From the first create request to the last one's answer."""
+    bound_at: list[float] = field(default_factory=list)
+    """Seconds from the first create to each pod's binding, as the watch saw them, sorted."""
+
+    @property
+    def rate(self) -> float:
+        """Pods bound per second over the 10-90 % window of the binding times."""
+        times = sorted(self.bound_at)
+        if len(times) < 10:
+            return len(times) / times[-1] if times and times[-1] > 0 else 0.0
+        first, last = int(len(times) * 0.1), int(len(times) * 0.9) - 1
+        span = times[last] - times[first]
+        return (last - first) / span if span > 0 else float("inf")
+
+    @property
+    def all_bound_seconds(self) -> float | None:
+        return max(self.bound_at) if len(self.bound_at) == self.pods else None
+
+    def report(self) -> str:
+        done = self.all_bound_seconds
+        bound = (
+            f"all bound {done:.1f} s after the first create"
+            if done is not None
+            else f"only {len(self.bound_at)} of {self.pods} bound"
+        )
+        return (
+            f"{self.rate:7.1f} pods/s (10-90 %), {bound};"
+            f" {self.pods} created in {self.create_seconds:.1f} s"
+        )
+
+
+@dataclass(slots=True)
+class Shutdown:
+    """How a process stopped on SIGTERM."""
+
+    process: str
+    seconds: float | None
+    """From SIGTERM to exit; None when it had to be killed."""
+    released: dict[str, bool]
+    """Per lease (scheduler service, mirror, cluster Lease): given up at the stop."""
+
+    def report(self) -> str:
+        took = (
+            f"{self.seconds:.1f} s"
+            if self.seconds is not None
+            else f"killed after {SHUTDOWN_LIMIT_SECONDS:.0f} s"
+        )
+        leases = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in self.released.items())
+        return f"{self.process} exited {took} after SIGTERM; released: {leases}"
+
+
+@dataclass(slots=True)
+class PlaygroundRun:
+    mode: str
+    initial_sync_seconds: float
+    mirror_lag_seconds: float
+    """From the last create's answer to the whole burst in the workspace."""
+    burst: Burst
+    shutdown: Shutdown
+    load: tuple[float, float]
+
+
+@dataclass(slots=True)
+class Report:
+    nodes: int
+    pods: int
+    burst: int
+    fill_seconds: float
+    real: Burst
+    real_load: tuple[float, float]
+    runs: list[PlaygroundRun]
+
+    def text(self) -> str:
+        lines = [
+            f"live cluster: {self.nodes} nodes, {self.pods} running pods, bursts of"
+            f" {self.burst} pods (real kube-apiserver; filled in {self.fill_seconds:.1f} s)",
+            f"  kube-scheduler         binds {self.real.report()}",
+            f"  {'':23}load average {_load(self.real_load)}",
+        ]
+        for run in self.runs:
+            ratio = run.burst.rate / self.real.rate if self.real.rate else 0.0
+            lines += [
+                f"  playground, {run.mode:10} binds {run.burst.report()}",
+                f"  {'':23}{ratio:.2f} x kube-scheduler's rate",
+                f"  {'':23}mirror: initial sync {run.initial_sync_seconds:.1f} s; the burst in"
+                f" the workspace {run.mirror_lag_seconds:.2f} s after the last create",
+                f"  {'':23}shutdown: {run.shutdown.report()}",
+                f"  {'':23}load average {_load(run.load)}",
+            ]
+        return "\n".join(lines)
+
+
+def _load(load: tuple[float, float]) -> str:
+    return f"{load[0]:.2f} at the start, {load[1]:.2f} at the end"
+
+
+# ----------------------------------------------------------------------------------------------
+# The run
+
+
+def run(
+    nodes: int = DEFAULT_NODES,
+    pods: int = DEFAULT_PODS,
+    burst: int = DEFAULT_BURST,
+    modes: Sequence[str] = MODES,
+    port: int = 0,
+    timeout: float = 600.0,
+    say: Callable[[str], None] = lambda _: None,
+) -> Report:
+    """Runs the benchmark once (see the module); ``say`` hears what is being done."""
+    if nodes < 1 or pods < 0 or burst < 1:
+        raise ValueError(
+            f"nodes and burst must be at least 1, pods 0 (got {nodes}, {pods}, {burst})"
+        )
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        raise ValueError(f"modes: {', '.join(sorted(unknown))}: not one of {', '.join(MODES)}")
+    if PRODUCTION in modes:
+        production_backends(os.environ)  # fails early, naming the variable
+    assets = assets_folder()
+    say(f"starting etcd and kube-apiserver from {assets}")
+    with _terminated_as_interrupt(), control_plane(assets, port) as plane:
+        cluster = Cluster(plane.client(CREATE_THREADS * 2))
+        say(f"creating {nodes} nodes and {pods} pods")
+        start = time.monotonic()
+        cluster.fill(nodes, pods)
+        fill_seconds = time.monotonic() - start
+        say("kube-scheduler binds a burst")
+        load = os.getloadavg()[0]
+        with kube_scheduler(assets, plane) as scheduler:
+            alive = _alive({**plane.processes, "kube-scheduler": scheduler})
+            cluster.await_probe("default-scheduler", "real", timeout, alive)
+            real = cluster.burst("burst-real", burst, "default-scheduler", timeout)
+        real_load = (load, os.getloadavg()[0])
+        cluster.clear("burst-real", pods)
+        runs = []
+        for mode in modes:
+            say(f"the playground, {mode} mode")
+            runs.append(_playground(mode, plane, cluster, nodes, pods, burst, timeout, say))
+            cluster.clear(f"burst-{mode}", pods)
+        return Report(nodes, pods, burst, fill_seconds, real, real_load, runs)
+
+
+def _playground(
+    mode: str,
+    plane: ControlPlane,
+    cluster: Cluster,
+    nodes: int,
+    pods: int,
+    burst: int,
+    timeout: float,
+    say: Callable[[str], None],
+) -> PlaygroundRun:
+    with _backend(mode) as (env, database):
+        ids = _prepare(env, plane)
+        with started_processes(_commands(mode, env), env) as processes:
+            watched = Playground(database, ids, processes, timeout)
+            load = os.getloadavg()[0]
+            say("mirroring")
+            initial_sync = watched.initial_sync(nodes, pods)
+            say(f"initial sync {initial_sync:.1f} s; waiting for the second scheduler")
+            cluster.await_probe(SCHEDULER_NAME, mode, timeout, watched.check_alive)
+            say("the second scheduler binds a burst")
+            namespace = f"burst-{mode}"
+            lag: list[float] = []
+            result = cluster.burst(
+                namespace,
+                burst,
+                SCHEDULER_NAME,
+                timeout,
+                after_creates=lambda last: lag.append(watched.burst_lag(namespace, burst, last)),
+            )
+            end_load = os.getloadavg()[0]
+            say("stopping it")
+            stopped = processes[_stopped_first(mode)]
+            seconds = stopped.stop(SHUTDOWN_LIMIT_SECONDS)
+            released = watched.released() | {"cluster Lease": cluster.lease_released()}
+            shutdown = Shutdown(_stopped_first(mode), seconds, released)
+    return PlaygroundRun(mode, initial_sync, lag[0], result, shutdown, (load, end_load))
+
+
+def _alive(processes: Mapping[str, subprocess.Popen]) -> Callable[[], None]:
+    """A check that fails, naming the process, once one of them has exited."""
+
+    def check() -> None:
+        for name, process in processes.items():
+            if process.poll() is not None:
+                raise RuntimeError(f"{name} exited with {process.returncode}")
+
+    return check
+
+
+def _stopped_first(mode: str) -> str:
+    return "web" if mode == EMBEDDED else "scheduler"
+
+
+# ----------------------------------------------------------------------------------------------
+# The cluster
+
+
+class Cluster:
+    """The control plane's objects, through the official client (JSON in and out)."""
+
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+
+    def fill(self, nodes: int, pods: int) -> None:
+        """``nodes`` nodes and ``pods`` pods bound to them in turn, in namespace ``bench``."""
+        self.create_all([_namespace(NAMESPACE)])
+        names = [f"node-{index}" for index in range(nodes)]
+        self.create_all([_node(name) for name in names])
+        self.create_all(
+            [
+                _pod(f"running-{index}", NAMESPACE, node_name=names[index % nodes])
+                for index in range(pods)
+            ]
+        )
+
+    def create_all(self, manifests: list[dict[str, Any]]) -> float:
+        """Creates them, CREATE_THREADS at a time; returns when the last answered
+        (time.monotonic())."""
+        with ThreadPoolExecutor(CREATE_THREADS) as pool:
+            for answered in pool.map(self.create, manifests):
+                last = answered
+        return last
+
+    def create(self, manifest: dict[str, Any]) -> float:
+        self._call("POST", _collection(manifest), body=manifest)
+        return time.monotonic()
+
+    def burst(
+        self,
+        namespace: str,
+        count: int,
+        scheduler_name: str,
+        timeout: float,
+        after_creates: Callable[[float], None] = lambda _: None,
+    ) -> Burst:
+        """Creates ``count`` pods at once in a new namespace and times their bindings;
+        ``after_creates`` is called with the last create's answer time."""
+        self.create_all([_namespace(namespace)])
+        watch = BindWatch(self, namespace)
+        with watch.running():
+            start = time.monotonic()
+            last = self.create_all(
+                [_pod(f"pod-{i}", namespace, scheduler_name) for i in range(count)]
+            )
+            after_creates(last)
+            watch.wait(count, start + timeout)
+        bound = sorted(at - start for at in watch.bound.values())
+        return Burst(count, last - start, bound)
+
+    def await_probe(
+        self,
+        scheduler_name: str,
+        name: str,
+        timeout: float,
+        alive: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Creates a pod for the scheduler in namespace ``bench`` and waits until it is bound:
+        the scheduler has synced and schedules."""
+        pod = _pod(f"probe-{name}", NAMESPACE, scheduler_name)
+        self.create(pod)
+        path = f"/api/v1/namespaces/{NAMESPACE}/pods/probe-{name}"
+
+        def bound() -> bool:
+            alive()
+            return bool(json.loads(self._call("GET", path).data)["spec"].get("nodeName"))
+
+        _wait(bound, f"{scheduler_name} binds a probe pod", time.monotonic() + timeout)
+
+    def clear(self, namespace: str, running: int) -> None:
+        """Deletes a burst's pods and the probe pods: the next run meets the same cluster."""
+        self._call(
+            "DELETE", f"/api/v1/namespaces/{namespace}/pods", query=[("gracePeriodSeconds", 0)]
+        )
+        probes = [("gracePeriodSeconds", 0), ("labelSelector", "probe")]
+        self._call("DELETE", f"/api/v1/namespaces/{NAMESPACE}/pods", query=probes)
+
+        def cleared() -> bool:
+            left = json.loads(self._call("GET", "/api/v1/pods", query=[("limit", 1)]).data)
+            remaining = left["metadata"].get("remainingItemCount", 0) + len(left["items"])
+            return remaining == running
+
+        _wait(cleared, f"only the {running} running pods are left", time.monotonic() + 120)
+
+    def lease_released(self, namespace: str = "kube-system", name: str = SCHEDULER_NAME) -> bool:
+        """Whether the second scheduler's Lease names no holder (or does not exist)."""
+        path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"
+        try:
+            lease = json.loads(self._call("GET", path).data)
+        except Exception:  # no Lease: nobody holds it
+            return True
+        return not (lease.get("spec") or {}).get("holderIdentity")
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        query: list[tuple[str, Any]] | None = None,
+        read_timeout: float = 60.0,
+    ) -> Any:
+        return self.client.call_api(
+            path,
+            method,
+            query_params=query or [],
+            body=body,
+            header_params={"Accept": "application/json", "Content-Type": "application/json"},
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _request_timeout=(5, read_timeout),
+        )
+
+
+class BindWatch:
+    """Watches a namespace's pods and notes when each was first seen bound."""
+
+    def __init__(self, cluster: Cluster, namespace: str) -> None:
+        self.cluster = cluster
+        self.namespace = namespace
+        self.bound: dict[str, float] = {}
+        self._changed = threading.Condition()
+        self._response: Any = None
+
+    @contextmanager
+    def running(self) -> Iterator[BindWatch]:
+        path = f"/api/v1/namespaces/{self.namespace}/pods"
+        listed = json.loads(self.cluster._call("GET", path, query=[("limit", 1)]).data)
+        query = [("watch", "true"), ("resourceVersion", listed["metadata"]["resourceVersion"])]
+        self._response = self.cluster._call("GET", path, query=query, read_timeout=3600)
+        thread = threading.Thread(target=self._follow, name="bind watch", daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            # Wakes the thread's blocked read: close() alone would wait for it.
+            self._response.shutdown()
+            thread.join()
+            self._response.close()
+
+    def wait(self, count: int, deadline: float) -> None:
+        with self._changed:
+            while len(self.bound) < count and time.monotonic() < deadline:
+                self._changed.wait(0.5)
+
+    def _follow(self) -> None:
+        try:
+            for line in iter_resp_lines(self._response):
+                if not line:
+                    continue
+                obj = json.loads(line).get("object") or {}
+                name = (obj.get("metadata") or {}).get("name", "")
+                if (obj.get("spec") or {}).get("nodeName") and name not in self.bound:
+                    with self._changed:
+                        self.bound[name] = time.monotonic()
+                        self._changed.notify_all()
+        except Exception:  # the watch was closed: the burst is over
+            return
+
+
+def _collection(manifest: dict[str, Any]) -> str:
+    plural = manifest["kind"].lower() + "s"
+    namespace = manifest["metadata"].get("namespace")
+    return f"/api/v1/namespaces/{namespace}/{plural}" if namespace else f"/api/v1/{plural}"
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _node(name: str) -> dict[str, Any]:
+    """scheduler_perf's node-default.yaml."""
+    capacity = {"cpu": "4", "memory": "32Gi", "pods": "110"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {"capacity": capacity, "allocatable": capacity, "phase": "Running"},
+    }
+
+
+def _pod(
+    name: str, namespace: str, scheduler_name: str = "default-scheduler", node_name: str = ""
+) -> dict[str, Any]:
+    """scheduler_perf's pod-default.yaml: one container asking for 100m and 500Mi."""
+    spec: dict[str, Any] = {
+        "schedulerName": scheduler_name,
+        "containers": [
+            {
+                "name": "pause",
+                "image": "registry.k8s.io/pause:3.10",
+                "resources": {"requests": {"cpu": "100m", "memory": "500Mi"}},
+            }
+        ],
+    }
+    if node_name:
+        spec["nodeName"] = node_name
+    labels = {"probe": "yes"} if name.startswith("probe-") else {}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": spec,
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# The playground's processes and database
+
+
+@contextmanager
+def _backend(mode: str) -> Iterator[tuple[dict[str, str], Database]]:
+    """The environment of a mode's processes, on a database of their own, and that database."""
+    base = {
+        **{k: v for k, v in os.environ.items() if k not in _BACKEND_VARIABLES},
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        "SECRET_KEY": secrets.token_urlsafe(32),
+        "PLAYGROUND_ENCRYPTION_KEY": _fernet_key(),
+        "DEBUG": "False",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "PYTHONUNBUFFERED": "1",
+        "PORT": str(free_port()),
+    }
+    if mode == EMBEDDED:
+        with tempfile.TemporaryDirectory(prefix="live-embedded-") as folder:
+            path = str(Path(folder) / "playground.sqlite3")
+            env = {**base, "SQLITE_PATH": path}
+            database = Database.sqlite(path)
+            try:
+                yield env, database
+            finally:
+                database.close()
+        return
+    database_url, redis_url = production_backends(os.environ)
+    with throwaway_backends(database_url, redis_url, "live") as (url, prefix):
+        env = {**base, "DATABASE_URL": url, "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix}
+        database = Database.postgres(url)
+        try:
+            yield env, database
+        finally:
+            database.close()
+
+
+_BACKEND_VARIABLES = ("DATABASE_URL", "REDIS_URL", "REDIS_KEY_PREFIX", "SQLITE_PATH")
+
+
+def _fernet_key() -> str:
+    from cryptography.fernet import Fernet
+
+    return Fernet.generate_key().decode()
+
+
+def _commands(mode: str, env: Mapping[str, str]) -> dict[str, str]:
+    """What runs the playground: ``scripts/run``'s server, or the Procfile's workers."""
+    if mode == EMBEDDED:
+        python = sys.executable
+        return {"web": f"{python} manage.py runserver --noreload 127.0.0.1:{env['PORT']}"}
+    procfile = procfile_commands()
+    return {name: procfile[name] for name in ("scheduler", "binding")}
+
+
+PREPARE = """
+import json, sys
+import django
+django.setup()
+from benchmarks.live import prepare
+print(json.dumps(prepare(sys.argv[1])))
+"""
+
+
+def _prepare(env: Mapping[str, str], plane: ControlPlane) -> dict[str, int]:
+    """Migrates the database and links a workspace to the cluster (see ``prepare``)."""
+    for command in (
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        [sys.executable, "-c", PREPARE, str(plane.kubeconfig)],
+    ):
+        done = subprocess.run(command, cwd=ROOT, env=dict(env), capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command[:3])} failed:\n{done.stdout}{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def prepare(kubeconfig: str) -> dict[str, int]:
+    """Run in the playground's environment: a user, a connection to the cluster (``cluster
+    add``), its mirror's workspace with the ``playground-scheduler`` profile, and the second
+    scheduler switched on. Returns the workspace's and the connection's ids."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from playground.clusters.mirroring import start_mirroring
+    from playground.clusters.models import ClusterConnection
+    from playground.workspaces.services import add_configuration_revision
+
+    get_user_model().objects.create_user("bench", password=secrets.token_urlsafe(16))
+    call_command("cluster", "add", "live", "--owner", "bench", "--kubeconfig", kubeconfig)
+    connection = ClusterConnection.objects.get(name="live")
+    workspace = start_mirroring(connection)
+    revision, problems = add_configuration_revision(workspace, CONFIGURATION)
+    if revision is None:
+        raise RuntimeError(f"the configuration was refused: {problems}")
+    ClusterConnection.objects.filter(pk=connection.pk).update(second_scheduler=True)
+    return {"workspace": workspace.pk, "connection": connection.pk}
+
+
+class Database:
+    """Reads of the playground's database while its processes write it."""
+
+    def __init__(self, connect: Callable[[], Any], placeholder: str) -> None:
+        self._connect = connect
+        self._placeholder = placeholder
+        self._connection: Any = None
+
+    @classmethod
+    def sqlite(cls, path: str) -> Database:
+        return cls(lambda: sqlite3.connect(path, timeout=20, isolation_level=None), "?")
+
+    @classmethod
+    def postgres(cls, url: str) -> Database:
+        return cls(lambda: psycopg.connect(_libpq(url), autocommit=True), "%s")
+
+    def one(self, sql: str, *args: Any) -> Any:
+        """The first column of the first row (None without rows); ``%s`` marks arguments."""
+        if self._connection is None:
+            self._connection = self._connect()
+        row = self._connection.execute(sql.replace("%s", self._placeholder), args).fetchone()
+        return row[0] if row else None
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+@dataclass
+class Playground:
+    """The running playground, watched through its database."""
+
+    database: Database
+    ids: dict[str, int]
+    processes: dict[str, Process]
+    timeout: float
+
+    def check_alive(self) -> None:
+        for process in self.processes.values():
+            process.check_alive()
+
+    def initial_sync(self, nodes: int, pods: int) -> float:
+        """Seconds from the mirror's start (its status row appearing) to every node and pod
+        of the cluster in the workspace."""
+        deadline = time.monotonic() + self.timeout
+        started = "SELECT count(*) FROM clusters_mirrorstatus WHERE connection_id = %s" + (
+            " AND started_at IS NOT NULL"
+        )
+        self._wait(
+            lambda: self.database.one(started, self.ids["connection"]) > 0,
+            "the mirror starts",
+            deadline,
+        )
+        start = time.monotonic()
+        self._wait(
+            lambda: self._count("Node") >= nodes and self._count("Pod") >= pods,
+            f"the workspace holds {nodes} nodes and {pods} pods",
+            deadline,
+        )
+        return time.monotonic() - start
+
+    def burst_lag(self, namespace: str, count: int, last_create: float) -> float:
+        """Seconds from ``last_create`` until the workspace holds the burst's pods."""
+        self._wait(
+            lambda: self._count("Pod", namespace) >= count,
+            f"the workspace holds the {count} pods of {namespace}",
+            time.monotonic() + self.timeout,
+        )
+        return time.monotonic() - last_create
+
+    def released(self) -> dict[str, bool]:
+        """Whether the scheduler service's and the mirror's database leases name nobody."""
+        service = self.database.one(
+            "SELECT holder FROM workspaces_schedulerlease WHERE workspace_id = %s",
+            self.ids["workspace"],
+        )
+        mirror = self.database.one(
+            "SELECT holder FROM clusters_mirrorlease WHERE connection_id = %s",
+            self.ids["connection"],
+        )
+        return {"scheduler lease": not service, "mirror lease": not mirror}
+
+    def _count(self, kind: str, namespace: str | None = None) -> int:
+        sql = "SELECT count(*) FROM workspaces_clusterobject WHERE workspace_id = %s AND kind = %s"
+        args: list[Any] = [self.ids["workspace"], kind]
+        if namespace is not None:
+            sql += " AND namespace = %s"
+            args.append(namespace)
+        return self.database.one(sql, *args)
+
+    def _wait(self, condition: Callable[[], bool], what: str, deadline: float) -> None:
+        _wait(condition, what, deadline, self.check_alive)
+
+
+def _wait(
+    condition: Callable[[], bool],
+    what: str,
+    deadline: float,
+    alive: Callable[[], None] = lambda: None,
+) -> None:
+    while not condition():
+        alive()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting until {what}")
+        time.sleep(POLL_SECONDS)
