@@ -1,5 +1,9 @@
 """Suite-wide setup: fast password hashing, and under CI=true PostgreSQL and Redis are required.
 
+The ``kube_api`` fixture (tests/kube/fixtures.py) is declared here once for the whole suite, so
+its session-wide control plane (``kube_control_plane``, started when KUBEBUILDER_ASSETS is set)
+is one for every folder.
+
 ``scripts/test`` points DATABASE_URL and REDIS_URL at 127.0.0.1 when those servers answer (and
 always under CI); this check turns a missing server into one clear failure at start-up instead
 of a thousand confusing ones, or worse, a green run on SQLite that proves nothing about
@@ -11,6 +15,8 @@ from __future__ import annotations
 import os
 
 import pytest
+
+from tests.kube.fixtures import kube_api, kube_control_plane  # noqa: F401  (fixtures, by name)
 
 CONNECT_TIMEOUT_SECONDS = 3
 

@@ -24,7 +24,6 @@ from django.core.management import call_command
 from django.db import connections
 
 from tests.browser.server import ROOT, PlaygroundServer
-from tests.kube.fixtures import kube_api  # noqa: F401  (a fixture, used by name)
 
 CHROMIUM = Path(os.getenv("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [

@@ -457,7 +457,9 @@ def _event_for(change: Change, resource: Resource, namespace: str, match) -> dic
     if after:
         return {"type": "ADDED", "object": after}
     if before:
-        return {"type": "DELETED", "object": present(resource, change.new)}
+        # As the watch cache sends it: the object as it last matched, at the change's revision.
+        before["metadata"]["resourceVersion"] = str(change.rv)
+        return {"type": "DELETED", "object": before}
     return None
 
 

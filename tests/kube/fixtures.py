@@ -1,12 +1,20 @@
 """The ``kube_api`` fixture: a Kubernetes API server the product's tests can talk to.
 
-By default it starts the in-process test server (tests/kube/apiserver.py) over HTTPS on a
-random 127.0.0.1 port. When PLAYGROUND_TEST_KUBECONFIG names a kubeconfig, the same interface
-stands for that real cluster instead: objects are created and listed through the official
-client, only in namespaces and nodes named ``pg-test-*`` that the fixture creates and deletes
-afterwards, and the fault methods skip the test (a real cluster cannot be made to fail on cue).
+Every test that uses it runs once per server it can have:
 
-Import the fixture into a conftest.py: ``from tests.kube.fixtures import kube_api``.
+- ``test-server``: the in-process test server (tests/kube/apiserver.py) over HTTPS on a random
+  127.0.0.1 port, new for each test; it alone can show faults on demand.
+- ``kube-apiserver``, when ``KUBEBUILDER_ASSETS`` names a folder with ``etcd`` and
+  ``kube-apiserver`` (envtest's convention): one real control plane for the whole session
+  (tests/kube/control_plane.py), each test in its own namespace, everything it made deleted
+  afterwards (tests/kube/envtest.py). Denials become RBAC; the faults it cannot show skip.
+- ``cluster``, when ``PLAYGROUND_TEST_KUBECONFIG`` names a kubeconfig: that cluster, touched
+  only in namespaces and cluster-scoped names ``pg-test-*`` that the fixture creates and deletes
+  afterwards; the fault methods skip the test.
+
+Under ``CI=true``, or whenever ``KUBEBUILDER_ASSETS`` is set, a control plane that cannot start
+stops the run: it is never skipped. A conftest imports both fixtures:
+``from tests.kube.fixtures import kube_api, kube_control_plane``.
 """
 
 from __future__ import annotations
@@ -22,35 +30,19 @@ import pytest
 import yaml
 from kubernetes import config
 from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from tests.kube.apiserver import ApiServer
-from tests.kube.resources import resource_for_kind
+from tests.kube.apiserver import ApiServer, Rule
+from tests.kube.control_plane import ASSETS_ENV, USERS, ControlPlane, ControlPlaneError
+from tests.kube.envtest import OwnedCluster
+from tests.kube.kubeconfig import kubeconfig
+from tests.kube.resources import RESOURCES, resource_for_kind
 
 KUBECONFIG_ENV = "PLAYGROUND_TEST_KUBECONFIG"
 PREFIX = "pg-test-"
 TEST_BOOKMARK_SECONDS = 0.5
 """Bookmarks every half second, so a test sees them without waiting kube-apiserver's minute."""
-
-
-def kubeconfig(server: str, ca_pem: str, token: str, user: str, context: str) -> dict:
-    """A one-context kubeconfig with the CA inline and a bearer token."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {
-                "name": context,
-                "cluster": {
-                    "server": server,
-                    "certificate-authority-data": base64.b64encode(ca_pem.encode()).decode(),
-                },
-            }
-        ],
-        "users": [{"name": user, "user": {"token": token}}],
-        "contexts": [{"name": context, "context": {"cluster": context, "user": user}}],
-        "current-context": context,
-    }
 
 
 class KubeApi:
@@ -202,10 +194,7 @@ class RealKubeApi(KubeApi):
         meta = manifest.setdefault("metadata", {})
         if resource.namespaced:
             meta.setdefault("namespace", self.namespace)
-            if not meta["namespace"].startswith(PREFIX):
-                raise ValueError(f"tests may only write in {PREFIX}* namespaces: {manifest}")
-        elif not meta.get("name", "").startswith(PREFIX):
-            raise ValueError(f"cluster-scoped test objects must be named {PREFIX}*: {manifest}")
+        self._check_name(manifest, resource.namespaced)
         manifest.setdefault("apiVersion", resource.api_version)
         api = self._dynamic(resource)
         obj = api.create(body=manifest, namespace=meta.get("namespace")).to_dict()
@@ -220,6 +209,13 @@ class RealKubeApi(KubeApi):
             ).to_dict()
         return obj
 
+    def _check_name(self, manifest: dict, namespaced: bool) -> None:
+        meta = manifest["metadata"]
+        if namespaced and not meta["namespace"].startswith(PREFIX):
+            raise ValueError(f"tests may only write in {PREFIX}* namespaces: {manifest}")
+        if not namespaced and not meta.get("name", "").startswith(PREFIX):
+            raise ValueError(f"cluster-scoped test objects must be named {PREFIX}*: {manifest}")
+
     def objects(self, kind: str, namespace: str | None = None, api_version: str | None = None):
         resource = resource_for_kind(kind, api_version)
         items = self._dynamic(resource).get(namespace=namespace).to_dict()["items"]
@@ -230,9 +226,9 @@ class RealKubeApi(KubeApi):
         return self._dynamic(resource).get(name=name, namespace=namespace or None).to_dict()
 
     def _dynamic(self, resource):
-        return DynamicClient(self.admin).resources.get(
-            api_version=resource.api_version, kind=resource.kind
-        )
+        if getattr(self, "_discovered", None) is None:
+            self._discovered = DynamicClient(self.admin)
+        return self._discovered.resources.get(api_version=resource.api_version, kind=resource.kind)
 
     def _fault(self, *args, **kwargs):
         pytest.skip("fault injection needs the test API server, not a real cluster")
@@ -245,11 +241,27 @@ class RealKubeApi(KubeApi):
         pytest.skip("the request log exists only on the test API server")
 
     def close(self) -> None:
-        """Delete what the test created: its nodes and other cluster-scoped objects, and its
-        namespaces, which takes their contents with them."""
+        """Delete what the test created: what is in its namespaces (at once: no kubelet may
+        be there to finish a pod, no namespace controller to empty a namespace), its nodes
+        and other cluster-scoped objects, then its namespaces."""
+        for obj in reversed(self.created):
+            if obj["kind"] == "Namespace":
+                self._empty(obj["metadata"]["name"])
         for obj in reversed(self.created):
             resource = resource_for_kind(obj["kind"], obj["apiVersion"])
             self._dynamic(resource).delete(name=obj["metadata"]["name"])
+
+    def _empty(self, namespace: str) -> None:
+        stores = set()
+        for resource in RESOURCES:
+            listable = resource.namespaced and resource.kind != "Binding"
+            if listable and resource.storage_key not in stores:
+                stores.add(resource.storage_key)
+                self._dynamic(resource).delete(  # a selector makes it a deletecollection
+                    namespace=namespace,
+                    field_selector=f"metadata.namespace={namespace}",
+                    body={"gracePeriodSeconds": 0},
+                )
 
 
 def _named(entries: list[dict], name: str) -> dict:
@@ -269,15 +281,86 @@ def _ours(obj: dict, namespaced: bool) -> bool:
     return (meta.get("namespace") if namespaced else meta.get("name", "")).startswith(PREFIX)
 
 
-def kube_api_object() -> KubeApi:
-    path = os.getenv(KUBECONFIG_ENV)
-    return RealKubeApi(path) if path else LocalKubeApi()
+class ControlPlaneKubeApi(RealKubeApi):
+    """The session's own kube-apiserver: any name may be written (the cluster is the tests'),
+    the test users exist and can be denied things, and every object the test made is deleted
+    afterwards, namespaces included."""
+
+    def __init__(self, cluster: OwnedCluster) -> None:
+        self.cluster = cluster
+        plane = cluster.plane
+        self.url, self.ca_pem = plane.url, plane.certificates.ca_pem
+        self.token = plane.tokens["admin"]
+        self.raw = kubeconfig(self.url, self.ca_pem, self.token, "admin", "test")
+        self.admin = cluster.client
+        self.created = []
+        self.namespace = f"{PREFIX}{secrets.token_hex(3)}"
+        self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
+
+    def token_for(self, user: str) -> str:
+        if user not in USERS:
+            raise ValueError(f"kube-apiserver's token file has the users {USERS}, not {user!r}")
+        return self.cluster.plane.tokens[user]
+
+    def _check_name(self, manifest: dict, namespaced: bool) -> None:
+        """Every name is allowed: the session's cluster belongs to the tests."""
+
+    def objects(self, kind: str, namespace: str | None = None, api_version: str | None = None):
+        resource = resource_for_kind(kind, api_version)
+        return self._dynamic(resource).get(namespace=namespace).to_dict()["items"]
+
+    def deny(self, verb: str, resource: str, group: str = "", **scope) -> None:
+        self.cluster.deny(Rule(verb, resource, group, **scope))
+
+    def allow_all(self) -> None:
+        self.cluster.allow_all()
+
+    def close(self) -> None:
+        """Everything the test made goes, and every user may do everything again."""
+        if self.cluster.denied:
+            self.cluster.allow_all()
+        self.cluster.sweep()
 
 
-@pytest.fixture
-def kube_api() -> Iterator[KubeApi]:
+def _servers() -> list[str]:
+    """The servers each ``kube_api`` test runs against, from the environment."""
+    servers = ["test-server"]
+    if os.getenv(ASSETS_ENV):
+        servers.append("kube-apiserver")
+    if os.getenv(KUBECONFIG_ENV):
+        servers.append("cluster")
+    return servers
+
+
+@pytest.fixture(scope="session")
+def kube_control_plane() -> Iterator[OwnedCluster]:
+    """etcd and kube-apiserver from ``KUBEBUILDER_ASSETS``, for the whole session."""
+    assets = os.environ[ASSETS_ENV]
+    plane = ControlPlane(Path(assets))
+    try:
+        plane.start()
+        cluster = OwnedCluster(plane)
+    except (ControlPlaneError, OSError, ApiException, TimeoutError) as err:
+        plane.stop()
+        pytest.exit(
+            f"{ASSETS_ENV}={assets} is set but kube-apiserver could not start: {err}",
+            returncode=3,
+        )
+    try:
+        yield cluster
+    finally:
+        plane.stop()
+
+
+@pytest.fixture(params=_servers())
+def kube_api(request: pytest.FixtureRequest) -> Iterator[KubeApi]:
     """A Kubernetes API server for this test (see the module docstring)."""
-    api = kube_api_object()
+    if request.param == "kube-apiserver":
+        api: KubeApi = ControlPlaneKubeApi(request.getfixturevalue("kube_control_plane"))
+    elif request.param == "cluster":
+        api = RealKubeApi(os.environ[KUBECONFIG_ENV])
+    else:
+        api = LocalKubeApi()
     try:
         yield api
     finally:

@@ -67,7 +67,13 @@ def strategic_merge_patch(target: object, patch: object) -> object:
             result[key] = _merge_list(result.get(key) or [], value, MERGE_KEYS[key])
         elif isinstance(value, list) and key in MERGED_PRIMITIVE_LISTS:
             existing = list(result.get(key) or [])
-            result[key] = existing + [item for item in value if item not in existing]
+            merged = existing + [item for item in value if item not in existing]
+            result[key] = _in_upstream_order(
+                [item for item in merged if item in value],
+                [item for item in merged if item not in value],
+                existing,
+                lambda item: item,
+            )
         else:
             result[key] = strategic_merge_patch(result.get(key), value)
     return result
@@ -76,17 +82,56 @@ def strategic_merge_patch(target: object, patch: object) -> object:
 def _merge_list(current: list, patch: list, merge_key: str) -> list:
     if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
         return [copy.deepcopy(i) for i in patch if not (isinstance(i, dict) and "$patch" in i)]
-    result = [copy.deepcopy(item) for item in current]
+    original = [copy.deepcopy(item) for item in current]
+    items = []
     for item in patch:
         if not isinstance(item, dict) or merge_key not in item:
             raise bad_request(f"map: {item} does not contain declared merge key: {merge_key}")
-        positions = [i for i, old in enumerate(result) if old.get(merge_key) == item[merge_key]]
         if item.get("$patch") == "delete":
-            result = [old for old in result if old.get(merge_key) != item[merge_key]]
-        elif positions:
-            result[positions[0]] = strategic_merge_patch(result[positions[0]], item)
+            original = [old for old in original if old.get(merge_key) != item[merge_key]]
         else:
-            result.append(strategic_merge_patch({}, item))
+            items.append(item)
+    merged = list(original)
+    for item in items:
+        positions = [i for i, old in enumerate(merged) if old.get(merge_key) == item[merge_key]]
+        if positions:
+            merged[positions[0]] = strategic_merge_patch(merged[positions[0]], item)
+        else:
+            merged.append(strategic_merge_patch({}, item))
+    patched = [item[merge_key] for item in items]
+    return _in_upstream_order(
+        sorted(
+            (m for m in merged if m.get(merge_key) in patched),
+            key=lambda m: patched.index(m.get(merge_key)),
+        ),
+        [m for m in merged if m.get(merge_key) not in patched],
+        [old.get(merge_key) for old in original],
+        lambda m: m.get(merge_key),
+    )
+
+
+def _in_upstream_order(patched: list, server_only: list, server_order: list, key) -> list:
+    """Upstream's mergeSortedSlice: the patch's items in the patch's order, each object's own
+    items slotted in before the first patched item that comes after them in the object; a
+    patched item the object did not have goes before the object's own items, so a new
+    condition lands first."""
+    result = []
+    i = j = 0
+    while i < len(server_only) or j < len(patched):
+        if j >= len(patched):
+            result.append(server_only[i])
+            i += 1
+        elif i >= len(server_only):
+            result.append(patched[j])
+            j += 1
+        else:
+            left, right = key(server_only[i]), key(patched[j])
+            if right in server_order and server_order.index(left) < server_order.index(right):
+                result.append(server_only[i])
+                i += 1
+            else:
+                result.append(patched[j])
+                j += 1
     return result
 
 

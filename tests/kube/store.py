@@ -232,9 +232,13 @@ class Store:
             self._check_preconditions(resource, old, options.get("preconditions") or {})
             if resource.kind == "Namespace":
                 self._delete_namespace_contents(name)
-            grace = options.get("gracePeriodSeconds")
-            if resource.kind == "Pod" and self._graceful(old, grace):
-                return present(resource, self._mark_deleting(resource, old, grace))
+            if resource.kind == "Pod":
+                # A pod is always deleted gracefully, as upstream's registry does: first written
+                # with its deletionTimestamp (MODIFIED), then, with no grace left, removed.
+                grace = self._grace_period(old, options.get("gracePeriodSeconds"))
+                old = self._mark_deleting(resource, old, grace)
+                if grace > 0:
+                    return present(resource, old)
             return present(resource, self._remove(resource, old))
 
     def bind(self, namespace: str, name: str, binding: dict) -> None:
@@ -415,19 +419,19 @@ class Store:
         return ""
 
     @staticmethod
-    def _graceful(pod: dict, grace: int | None) -> bool:
+    def _grace_period(pod: dict, grace: int | None) -> int:
         """Bound, running pods wait for their kubelet; unbound or finished ones go at once."""
         if grace is None:
             grace = pod["spec"].get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)
         unbound = not pod["spec"].get("nodeName")
         finished = pod.get("status", {}).get("phase") in ("Succeeded", "Failed")
-        return grace > 0 and not unbound and not finished
+        return 0 if unbound or finished else max(grace, 0)
 
-    def _mark_deleting(self, resource: Resource, old: dict, grace: int | None) -> dict:
-        if old["metadata"].get("deletionTimestamp"):
+    def _mark_deleting(self, resource: Resource, old: dict, grace: int) -> dict:
+        """Stamp the deletion; a later delete may only shorten the grace period."""
+        meta = old["metadata"]
+        if meta.get("deletionTimestamp") and meta.get("deletionGracePeriodSeconds", 0) <= grace:
             return old
-        if grace is None:
-            grace = old["spec"].get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)
         pod = copy.deepcopy(old)
         at = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=grace)
         pod["metadata"]["deletionTimestamp"] = at.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,8 +1,4 @@
-"""Every connection test has its own encryption key and no exec switch set.
-
-The ``kube_api`` fixture (the Kubernetes API server for tests, tests/kube/) is imported here
-for tests/playground/clusters/test_with_api_server.py.
-"""
+"""Every connection test has its own encryption key and no exec switch set."""
 
 from __future__ import annotations
 
@@ -11,7 +7,6 @@ import pytest
 from playground.clusters.encryption import KEY_ENV, KEY_FILE_ENV, generate_key
 from playground.clusters.kubeconfig import ALLOW_EXEC_ENV
 from playground.clusters.models import ClusterConnection
-from tests.kube.fixtures import kube_api  # noqa: F401  (a fixture, used by name)
 
 
 @pytest.fixture(autouse=True)
@@ -31,9 +26,9 @@ def var_dir(settings, tmp_path):
 
 
 @pytest.fixture
-def kube_connection(request, user):
-    """A stored connection "prod" of the user to the test API server, mirrored nowhere."""
-    server = request.getfixturevalue("kube_api")
+def kube_connection(kube_api, user):
+    """A stored connection "prod" of the user to the ``kube_api`` server, mirrored nowhere."""
+    server = kube_api
     connection = ClusterConnection(name="prod", owner=user, server=server.url)
     connection.set_kubeconfig(server.kubeconfig_text())
     connection.save()

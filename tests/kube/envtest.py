@@ -1,0 +1,259 @@
+"""The session's own kube-apiserver (tests/kube/control_plane.py) as the tests need it.
+
+Three things a bare control plane does not do for the tests, done here through its API:
+
+- **Clean up after each test.** Without kube-controller-manager a deleted namespace stays
+  ``Terminating`` for ever and its objects stay, and every test shares the one server, so after
+  each test every object that was not there when the session started is deleted (pods with no
+  grace period, finalizers removed), and namespaces are finalized as the namespace controller
+  would. The next test sees the cluster as it was.
+- **Users that can be denied things.** The test users (``admin`` and ``user-N``) come from the
+  token file and are bound to ``cluster-admin``. RBAC only grants, so a denial becomes a
+  ClusterRole granting every verb on every resource discovery lists, less the denied ones,
+  bound to that user instead, until the test ends.
+- **Discovery**, read once: which resources exist, their verbs, scope, and subresources.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kubernetes import config
+from kubernetes.client.exceptions import ApiException
+
+from tests.kube.apiserver import Rule
+from tests.kube.control_plane import USERS, ControlPlane
+from tests.kube.kubeconfig import kubeconfig
+from tests.kube.resources import Attributes
+
+RBAC = "rbac.authorization.k8s.io"
+NOT_SWEPT_GROUPS = {
+    RBAC,  # the fixture's own bindings; a test's are named pg-test-* and swept by name
+    "flowcontrol.apiserver.k8s.io",
+    "apiregistration.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+}
+NOT_SWEPT = {"endpoints", "endpointslices"}
+"""kube-apiserver keeps the ``kubernetes`` Service's endpoints itself."""
+POLICY_SECONDS = 10
+
+
+@dataclass(frozen=True)
+class ApiResource:
+    """One entry of discovery: ``name`` is ``pods`` or ``pods/binding``."""
+
+    group: str
+    version: str
+    name: str
+    namespaced: bool
+    verbs: tuple[str, ...]
+
+    @property
+    def path(self) -> str:
+        return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+
+    def attributes(self, verb: str) -> Attributes:
+        resource, _, sub = self.name.partition("/")
+        return Attributes(verb, self.group, resource, sub)
+
+
+class OwnedCluster:
+    """The session's control plane, through its ``system:masters`` fixture user."""
+
+    def __init__(self, plane: ControlPlane) -> None:
+        self.plane = plane
+        self.client = config.new_client_from_config_dict(
+            kubeconfig(plane.url, plane.certificates.ca_pem, plane.fixture_token, "fixture", "x")
+        )
+        self.resources = self._discover()
+        self.denied: dict[str, list[Rule]] = {}
+        for user in USERS:
+            self._bind(user, "cluster-admin")
+        self._wait_for_policy([(user, Attributes("create", "", "pods"), True) for user in USERS])
+        self.baseline = set(self._keys())
+
+    # --- REST ----------------------------------------------------------------------------------
+
+    def rest(self, method: str, path: str, body: object = None, query: Iterable = ()) -> object:
+        """One request as the fixture user; the decoded answer (ApiException on failure)."""
+        content_type = "application/merge-patch+json" if method == "PATCH" else "application/json"
+        response = self.client.call_api(
+            path,
+            method,
+            query_params=list(query),
+            header_params={"Content-Type": content_type, "Accept": "application/json"},
+            body=body,
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _return_http_data_only=True,
+        )
+        return json.loads(response.data or b"null")
+
+    def _discover(self) -> list[ApiResource]:
+        found = []
+        versions = [("", "v1")]
+        for group in self.rest("GET", "/apis")["groups"]:
+            versions.append((group["name"], group["preferredVersion"]["version"]))
+        for group, version in versions:
+            path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+            for entry in self.rest("GET", path)["resources"]:
+                found.append(
+                    ApiResource(
+                        group, version, entry["name"], entry["namespaced"], tuple(entry["verbs"])
+                    )
+                )
+        return found
+
+    # --- cleanup -------------------------------------------------------------------------------
+
+    def _sweepable(self) -> list[ApiResource]:
+        return [
+            r
+            for r in self.resources
+            if "/" not in r.name
+            and {"list", "delete"} <= set(r.verbs)
+            and r.group not in NOT_SWEPT_GROUPS
+            and r.name not in NOT_SWEPT
+        ]
+
+    def _keys(self, resources: list[ApiResource] | None = None) -> Iterable[tuple[str, str, str]]:
+        for resource in resources or self._sweepable():
+            for item in self.rest("GET", f"{resource.path}/{resource.name}")["items"]:
+                meta = item["metadata"]
+                yield resource.path + "/" + resource.name, meta.get("namespace", ""), meta["name"]
+
+    def sweep(self) -> None:
+        """Delete every object the session did not start with: namespaced ones first, then
+        cluster-scoped ones, namespaces last (finalized, as no namespace controller runs)."""
+        sweepable = self._sweepable()
+        order = sorted(sweepable, key=lambda r: (not r.namespaced, r.name == "namespaces"))
+        for resource in order:
+            for collection, namespace, name in self._keys([resource]):
+                if (collection, namespace, name) not in self.baseline:
+                    self._delete(resource, namespace, name)
+
+    def _delete(self, resource: ApiResource, namespace: str, name: str) -> None:
+        where = f"/namespaces/{namespace}" if namespace else ""
+        path = f"{resource.path}{where}/{resource.name}/{name}"
+        try:
+            gone = self.rest("DELETE", path, {"gracePeriodSeconds": 0})
+            if (gone.get("metadata") or {}).get("finalizers"):
+                self.rest("PATCH", path, {"metadata": {"finalizers": None}})
+            if resource.name == "namespaces":
+                self.rest("PUT", f"{path}/finalize", {**gone, "spec": {"finalizers": []}})
+                self.rest("DELETE", path)
+        except ApiException as err:
+            if err.status != 404:
+                raise
+
+    # --- users and RBAC ------------------------------------------------------------------------
+
+    def deny(self, rule: Rule) -> None:
+        """Take a verb on a resource away from one test user (or all of them)."""
+        if rule.namespace is not None:
+            raise NotImplementedError("a denial in one namespace (RBAC cannot subtract)")
+        users = [rule.user] if rule.user else list(USERS)
+        for user in users:
+            self.denied.setdefault(user, []).append(rule)
+            self._put_cluster_role(f"pg-test-deny-{user}", self._rules_without(self.denied[user]))
+            self._bind(user, f"pg-test-deny-{user}")
+        checks = [
+            (user, resource.attributes(verb), False)
+            for user in users
+            for resource, verb in self._examples(rule)
+        ]
+        self._wait_for_policy(checks)
+
+    def allow_all(self) -> None:
+        """Every test user back to cluster-admin."""
+        users, self.denied = list(self.denied), {}
+        for user in users:
+            self._bind(user, "cluster-admin")
+            self._delete_quietly(f"/apis/{RBAC}/v1/clusterroles/pg-test-deny-{user}")
+        self._wait_for_policy([(user, Attributes("*", "*", "*"), True) for user in users])
+
+    def _rules_without(self, rules: list[Rule]) -> list[dict]:
+        granted: list[dict] = [{"nonResourceURLs": ["*"], "verbs": ["*"]}]
+        untouched: dict[str, list[str]] = {}
+        for resource in self.resources:
+            denied = {
+                verb
+                for verb in resource.verbs
+                if any(rule.matches(rule.user or "", resource.attributes(verb)) for rule in rules)
+            }
+            if not denied:
+                untouched.setdefault(resource.group, []).append(resource.name)
+            elif left := sorted(set(resource.verbs) - denied):
+                granted.append(
+                    {"apiGroups": [resource.group], "resources": [resource.name], "verbs": left}
+                )
+        for group, names in untouched.items():
+            granted.append({"apiGroups": [group], "resources": names, "verbs": ["*"]})
+        return granted
+
+    def _examples(self, rule: Rule) -> list[tuple[ApiResource, str]]:
+        return [
+            (resource, verb)
+            for resource in self.resources
+            for verb in resource.verbs
+            if rule.matches(rule.user or "", resource.attributes(verb))
+        ]
+
+    def _put_cluster_role(self, name: str, rules: list[dict]) -> None:
+        self._delete_quietly(f"/apis/{RBAC}/v1/clusterroles/{name}")
+        self.rest(
+            "POST",
+            f"/apis/{RBAC}/v1/clusterroles",
+            {"metadata": {"name": name}, "rules": rules},
+        )
+
+    def _bind(self, user: str, role: str) -> None:
+        """Bind ``user`` to one ClusterRole (a binding's role cannot change: made anew)."""
+        name = f"pg-test-user-{user}"
+        self._delete_quietly(f"/apis/{RBAC}/v1/clusterrolebindings/{name}")
+        self.rest(
+            "POST",
+            f"/apis/{RBAC}/v1/clusterrolebindings",
+            {
+                "metadata": {"name": name},
+                "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role},
+                "subjects": [{"apiGroup": RBAC, "kind": "User", "name": user}],
+            },
+        )
+
+    def _delete_quietly(self, path: str) -> None:
+        try:
+            self.rest("DELETE", path)
+        except ApiException as err:
+            if err.status != 404:
+                raise
+
+    def _wait_for_policy(self, checks: list[tuple[str, Attributes, bool]]) -> None:
+        """RBAC reads its objects from a cache: wait until each check answers as wanted."""
+        deadline = time.monotonic() + POLICY_SECONDS
+        for user, attrs, wanted in checks:
+            while self._allowed(user, attrs) != wanted:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"RBAC did not settle: {user} {attrs} should be {wanted}")
+                time.sleep(0.05)
+
+    def _allowed(self, user: str, attrs: Attributes) -> bool:
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {
+                "user": user,
+                "resourceAttributes": {
+                    "verb": attrs.verb,
+                    "group": attrs.group,
+                    "resource": attrs.resource,
+                    "subresource": attrs.subresource,
+                },
+            },
+        }
+        answer = self.rest("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)
+        return bool(answer["status"].get("allowed"))
