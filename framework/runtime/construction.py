@@ -216,7 +216,13 @@ def _check_required_points(framework: Framework, scheduler_name: str) -> None:
 
 
 def _valid_score_weights(framework: Framework, entries: list[Any]) -> dict[str, int]:
-    """Score plugin weights (point-specific before multiPoint; 0 means 1), overflow-checked."""
+    """Score plugin weights (point-specific before multiPoint; 0 means 1), overflow-checked.
+
+    The check is upstream's, in Go's int64 arithmetic: once a negative weight has made the
+    running total negative, ``MaxTotalScore - total`` wraps around to a negative number, so
+    the *next* score plugin is refused as an overflow (a negative weight on the last one
+    passes). kube-scheduler refuses or accepts exactly those, so this does too.
+    """
     weights: dict[str, int] = {}
     total = 0
     for entry in entries:
@@ -226,7 +232,12 @@ def _valid_score_weights(framework: Framework, entries: list[Any]) -> dict[str, 
             continue
         weight = entry.weight or 1
         weights[entry.name] = weight
-        if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+        if weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
             raise FrameworkError("score plugins: total score of Score plugins could overflow")
-        total += weight * MAX_NODE_SCORE
+        total = _int64(total + weight * MAX_NODE_SCORE)
     return weights
+
+
+def _int64(value: int) -> int:
+    """``value`` as a Go int64 holds it: wrapped around on overflow, two's complement."""
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from framework.simulator import Simulation
-from tests.framework.config.startup_cases import HEADER, REFUSALS
+from tests.framework.config.startup_cases import ACCEPTED, HEADER, REFUSALS
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "docs" / "simulate.schema.json").read_text())
@@ -325,6 +325,29 @@ def test_it_refuses_what_kube_scheduler_refuses_before_it_starts(tmp_path, body,
     )
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == "simulate: " + "\n".join(lines) + "\n"
+
+
+def test_a_negative_weight_kube_scheduler_starts_with_is_applied_as_it_is(tmp_path):
+    name, body = next(
+        case for case in ACCEPTED if case[0] == "a negative weight on the only score plugin"
+    )
+    (tmp_path / "config.yaml").write_text(HEADER + body)
+    done = simulate(
+        "--config",
+        str(tmp_path / "config.yaml"),
+        "--objects",
+        "examples/resources/objects.yaml",
+        "--output",
+        "json",
+    )
+    assert done.returncode == 0, done.stderr
+    first = json.loads(done.stdout)["pods"][0]
+    fit = first["scores"]["NodeResourcesFit"]
+    assert any(score["normalized"] for score in fit.values()), name
+    assert {node: score["weighted"] for node, score in fit.items()} == {
+        node: -score["normalized"] for node, score in fit.items()
+    }
+    assert first["finalScores"] == {node: -score["normalized"] for node, score in fit.items()}
 
 
 def test_it_exits_2_with_usage_when_an_argument_is_missing():

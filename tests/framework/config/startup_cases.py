@@ -1,4 +1,7 @@
-"""Configurations the real kube-scheduler v1.36.2 refuses at start-up, with its lines.
+"""Configurations the real kube-scheduler v1.36.2 refuses at start-up, with its lines, and
+some it starts with that look as if it should not.
+
+Each was run through ``kube-scheduler --config`` (v1.36.2, against a real kube-apiserver).
 
 Shared by the tests of ``framework.config.startup``, ``config validate``, ``simulate`` and the
 playground's profile editor, which must all refuse them alike.
@@ -9,6 +12,15 @@ from __future__ import annotations
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 PROFILE = "profiles:\n- schedulerName: default-scheduler\n"
 CREATING = "initializing profiles: creating profile for scheduler name default-scheduler: "
+OVERFLOW = CREATING + "score plugins: total score of Score plugins could overflow"
+
+# Score plugins alone, so that the order of the weights is the file's: multiPoint's defaults off.
+ONLY_SCORE = (
+    PROFILE + "  plugins:\n    multiPoint:\n      disabled:\n      - name: '*'\n"
+    "    queueSort:\n      enabled:\n      - name: PrioritySort\n"
+    "    bind:\n      enabled:\n      - name: DefaultBinder\n"
+    "    score:\n      enabled:\n"
+)
 
 REFUSALS: list[tuple[str, str, list[str]]] = [
     (
@@ -48,5 +60,55 @@ REFUSALS: list[tuple[str, str, list[str]]] = [
         "a plugin at a point it does not implement",
         PROFILE + "  plugins:\n    filter:\n      enabled:\n      - name: PrioritySort\n",
         [CREATING + 'plugin "PrioritySort" does not extend FilterPlugin plugin'],
+    ),
+    # NewFramework sums the weights (x MaxNodeScore) in Go's int64: after a negative weight
+    # MaxTotalScore - total wraps around, and the next score plugin counts as an overflow.
+    (
+        "a negative weight on a Score plugin (the default ones follow it)",
+        PROFILE + "  plugins:\n    score:\n      enabled:\n"
+        "      - name: NodeResourcesFit\n        weight: -1\n",
+        [OVERFLOW],
+    ),
+    (
+        "a negative weight on the first of multiPoint's score plugins",
+        PROFILE + "  plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: TaintToleration\n        weight: -1\n",
+        [OVERFLOW],
+    ),
+    (
+        "a negative weight on a Score plugin disabled at score but still in multiPoint",
+        PROFILE + "  plugins:\n    score:\n      disabled:\n      - name: '*'\n      enabled:\n"
+        "      - name: ImageLocality\n        weight: -1\n",
+        [OVERFLOW],
+    ),
+    (
+        "a negative weight followed by another score plugin",
+        ONLY_SCORE
+        + "      - name: NodeResourcesFit\n        weight: -1\n      - name: ImageLocality\n",
+        [OVERFLOW],
+    ),
+]
+
+ACCEPTED: list[tuple[str, str]] = [
+    # What the real kube-scheduler v1.36.2 starts with although it looks as wrong: a negative
+    # weight on the last score plugin of the list never makes a later check wrap around.
+    (
+        "a negative weight on the last of multiPoint's score plugins",
+        PROFILE + "  plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: ImageLocality\n        weight: -1\n",
+    ),
+    (
+        "the smallest int32 weight on the last score plugin",
+        PROFILE + "  plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: ImageLocality\n        weight: -2147483648\n",
+    ),
+    (
+        "a negative weight on the only score plugin",
+        ONLY_SCORE + "      - name: NodeResourcesFit\n        weight: -1\n",
+    ),
+    (
+        "a negative weight after the other score plugins",
+        ONLY_SCORE
+        + "      - name: ImageLocality\n      - name: NodeResourcesFit\n        weight: -1\n",
     ),
 ]

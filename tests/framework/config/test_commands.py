@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.framework.config.startup_cases import HEADER, REFUSALS
+from tests.framework.config.startup_cases import ACCEPTED, HEADER, REFUSALS
 
 REPO = Path(__file__).parents[3]
 REFERENCE = REPO / "tests" / "fixtures" / "config" / "kube-scheduler-v1.36.2-defaults.yaml"
@@ -133,3 +133,10 @@ def test_validate_refuses_what_kube_scheduler_refuses_at_start(config_file, body
 
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.splitlines() == lines
+
+
+@pytest.mark.parametrize("body", [case[1] for case in ACCEPTED], ids=[case[0] for case in ACCEPTED])
+def test_validate_accepts_what_kube_scheduler_starts_with(config_file, body) -> None:
+    result = run("validate", config_file(body))
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, "configuration is valid\n", "")

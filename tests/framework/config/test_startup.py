@@ -10,7 +10,7 @@ from framework.config.defaults import set_defaults
 from framework.config.load import load_config
 from framework.config.startup import startup_errors
 from framework.plugins.registry import in_tree_registry
-from tests.framework.config.startup_cases import HEADER, PROFILE, REFUSALS
+from tests.framework.config.startup_cases import ACCEPTED, HEADER, PROFILE, REFUSALS
 
 
 def errors_of(body: str) -> list[str]:
@@ -23,6 +23,11 @@ def errors_of(body: str) -> list[str]:
 )
 def test_it_refuses_what_kube_scheduler_refuses_in_its_words(body, lines):
     assert errors_of(body) == lines
+
+
+@pytest.mark.parametrize("body", [case[1] for case in ACCEPTED], ids=[case[0] for case in ACCEPTED])
+def test_it_starts_with_what_kube_scheduler_starts_with(body):
+    assert errors_of(body) == []
 
 
 def test_a_valid_configuration_has_no_errors():

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from playground.front.configuration import POINTS, Problem, check_configuration
-from tests.framework.config.startup_cases import REFUSALS
+from tests.framework.config.startup_cases import ACCEPTED, REFUSALS
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 
@@ -118,6 +118,12 @@ def test_the_editor_refuses_what_config_validate_refuses_in_the_same_words(body,
     problems = check_configuration(HEADER + body).problems
     assert [f"initializing profiles: {p.message}" for p in problems] == lines
     assert {p.field for p in problems} == {"profiles[0]"}
+
+
+@pytest.mark.parametrize("body", [case[1] for case in ACCEPTED], ids=[case[0] for case in ACCEPTED])
+def test_the_editor_accepts_what_kube_scheduler_starts_with(body):
+    checked = check_configuration(HEADER + body)
+    assert checked.problems == [] and checked.valid
 
 
 @pytest.mark.parametrize(
