@@ -106,8 +106,10 @@ def apply_a_configuration_after_fixing_it(page: Page) -> None:
     assert page_is_the_same(page), "checking the text must not submit the form"
 
     page.get_by_role("button", name="Apply").click()
-    expect(page.locator(".flash.error")).to_have_text(
-        "Not applied: the configuration has problems."
+    refusal = page.locator(".flash.error")
+    expect(refusal).to_contain_text("Not applied: the configuration has problems.")
+    expect(refusal.locator("li")).to_have_text(
+        ["percentageOfNodesToScore: Invalid value: 120: not in valid range [0-100]"]
     )
     expect(page.get_by_text("Revision 1 is the latest")).to_be_visible()
 
