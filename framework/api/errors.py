@@ -25,14 +25,31 @@ class ObjectError(ValueError):
         """(field, problem) for each problem, so a form can show each on its own line."""
         return [(self.field, self.problem)]
 
+    def places(self) -> list[tuple[str, str, str]]:
+        """(field, problem, where) for each problem: ``where`` is the path of the field in
+        the manifest the problem is on (the field itself, unless it has none to show)."""
+        return [(field, problem, field) for field, problem in self.parts()]
+
 
 class StrictDecodingError(ObjectError):
     """Fields the kind does not have, refused as kube-apiserver's strict field validation does:
     ``strict decoding error: unknown field "spec.containerz", unknown field "..."``."""
 
-    def __init__(self, owner: str, errors: list[str]) -> None:
+    def __init__(self, owner: str, errors: list[str], paths: Sequence[str] = ()) -> None:
         self.errors = errors
+        self.paths = list(paths)
+        """Where each unknown field is in the manifest, in the order of ``errors``."""
         super().__init__(owner, "", "strict decoding error: " + ", ".join(errors))
+
+    def places(self) -> list[tuple[str, str, str]]:
+        """Each unknown field on its own, in upstream's words for it, at its path: it names
+        no field of the kind, so no field is shown, but it has a place in the text."""
+        if len(self.paths) != len(self.errors):
+            return super().places()
+        return [
+            ("", f"strict decoding error: {error}", path)
+            for error, path in zip(self.errors, self.paths, strict=True)
+        ]
 
 
 class InvalidObjectError(ObjectError):

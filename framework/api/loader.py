@@ -141,7 +141,7 @@ def _decoded(data: Mapping[str, Any]) -> tuple[KubeObject, Any]:
     if decoding.wrong_type is not None:
         raise ObjectError(obj.describe(), *decoding.wrong_type)
     if decoding.unknown:
-        raise StrictDecodingError(obj.describe(), decoding.unknown)
+        raise StrictDecodingError(obj.describe(), decoding.unknown, decoding.unknown_paths)
     return obj, decoding.manifest
 
 

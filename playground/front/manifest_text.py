@@ -7,15 +7,13 @@ say where to look.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from framework.api.errors import ObjectError
-
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]|\[([^\]]*)\]")
+from playground.workspaces.manifest_lines import composed, field_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,38 +57,11 @@ def object_problems(err: ObjectError, text: str) -> list[FieldProblem]:
     """Each problem of a refused object on the line of its field (an invalid object has
     several: kube-apiserver's validation lists them all)."""
     return [
-        FieldProblem(field, f"{err.owner}: {message}", locate(text, field))
-        for field, message in err.parts()
+        FieldProblem(field, f"{err.owner}: {message}", locate(text, where))
+        for field, message, where in err.places()
     ]
 
 
 def locate(text: str, field: str) -> int | None:
     """The 1-based line where ``field`` (or its deepest existing parent) starts in the text."""
-    if not field:
-        return None
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for key, index, bracket_key in _PATH_PART.findall(field):
-        found = _child(node, key or bracket_key, index)
-        if found is None:
-            break
-        node, line = found
-    return line
-
-
-def _child(node: Any, key: str, index: str) -> tuple[Any, int] | None:
-    """The child node and the line it starts on (a mapping entry's line is its key's)."""
-    if index and isinstance(node, yaml.SequenceNode):
-        position = int(index)
-        if position < len(node.value):
-            item = node.value[position]
-            return item, item.start_mark.line + 1
-        return None
-    if key and isinstance(node, yaml.MappingNode):
-        for name, value in node.value:
-            if name.value == key:
-                return value, name.start_mark.line + 1
-    return None
+    return field_line(composed(text), field) if field else None

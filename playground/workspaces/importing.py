@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -22,9 +22,11 @@ from framework.api.errors import InvalidObjectError, ObjectError, StrictDecoding
 from framework.api.loader import parse_new_object, parse_object
 from framework.api.meta import KubeObject
 from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.manifest_lines import field_line, item_node
 from playground.workspaces.models import ClusterObject, Workspace
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -79,15 +81,19 @@ class Problem:
     object: str
     field: str
     message: str
+    line: int | None = None
+    """Where in the text, when known."""
+    where: str = ""
+    """The path of the field the problem is on (``field``, or an unknown field's own)."""
 
     @classmethod
     def of(cls, err: ObjectError) -> Problem:
-        return cls(err.owner, err.field, err.problem)
+        return cls(err.owner, err.field, err.problem, where=err.field)
 
     @classmethod
     def all_of(cls, err: ObjectError) -> list[Problem]:
-        """One problem per field an invalid object gets wrong."""
-        return [cls(err.owner, field, message) for field, message in err.parts()]
+        """One problem per field an invalid object gets wrong, or per unknown field."""
+        return [cls(err.owner, field, message, where=at) for field, message, at in err.places()]
 
     def __str__(self) -> str:
         where = f"{self.field}: " if self.field else ""
@@ -152,17 +158,18 @@ def _parse_all(text: str) -> tuple[list[KubeObject], list[Problem]]:
     Objects with problems are still returned, so admission's problems are listed with theirs.
     """
     objects: list[KubeObject] = []
-    problems: list[Problem] = []
+    found: dict[Position, list[Problem]] = {}
     all_read = True
     for position, document in _documents(text):
         try:
             objects.append(parse_new_object(document))
         except (InvalidObjectError, StrictDecodingError) as err:
             objects.append(parse_object(document))
-            problems += [_placed(problem, position) for problem in Problem.all_of(err)]
+            found[position] = [_placed(problem, position) for problem in Problem.all_of(err)]
         except ObjectError as err:
             all_read = False
-            problems += [_placed(problem, position) for problem in Problem.all_of(err)]
+            found[position] = [_placed(problem, position) for problem in Problem.all_of(err)]
+    problems = _on_their_lines(text, found)
     if not all_read:
         raise Refused(problems)
     if not objects:
@@ -170,8 +177,12 @@ def _parse_all(text: str) -> tuple[list[KubeObject], list[Problem]]:
     return objects, problems
 
 
-def _documents(text: str) -> Iterator[tuple[str, Any]]:
-    """(position, document) for each object: ``document 2`` or ``document 2, item 5``."""
+Position = tuple[int, int | None]
+"""Where an object is in the text: its document (1-based) and its item in a list document."""
+
+
+def _documents(text: str) -> Iterator[tuple[Position, Any]]:
+    """(position, document) for each object."""
     try:
         documents = list(yaml.load_all(text, Loader=_StrictLoader))
     except yaml.YAMLError as exc:
@@ -181,10 +192,32 @@ def _documents(text: str) -> Iterator[tuple[str, Any]]:
             continue
         items = _items(document)
         if items is None:
-            yield f"document {number}", document
+            yield (number, None), document
             continue
         for index, item in enumerate(items, start=1):
-            yield f"document {number}, item {index}", item
+            yield (number, index), item
+
+
+def _on_their_lines(text: str, found: dict[Position, list[Problem]]) -> list[Problem]:
+    """The problems, each with the line of its field in the text. The text is read once more,
+    a document at a time, only when there are problems (a refused import is rare, a large one
+    is large)."""
+    if not found:
+        return []
+    lines: dict[tuple[Position, str], int | None] = {}
+    numbered = enumerate(yaml.compose_all(text, Loader=_COMPOSER), start=1)
+    for number, document in numbered:
+        for (at_number, index), problems in found.items():
+            if at_number != number:
+                continue
+            node = document if index is None else item_node(document, index - 1)
+            for problem in problems:
+                lines[(at_number, index), problem.where] = field_line(node, problem.where)
+    return [
+        replace(problem, line=lines.get((position, problem.where)))
+        for position, problems in found.items()
+        for problem in problems
+    ]
 
 
 def _items(document: Any) -> list[Any] | None:
@@ -196,10 +229,13 @@ def _items(document: Any) -> list[Any] | None:
     return None
 
 
-def _placed(problem: Problem, position: str) -> Problem:
-    """Objects without a usable name are named by where they are in the text."""
+def _placed(problem: Problem, position: Position) -> Problem:
+    """Objects without a usable name are named by where they are in the text:
+    ``document 2`` or ``document 2, item 5``."""
     if problem.object in ("manifest", "object") or problem.object.endswith('""'):
-        return Problem(f"{problem.object} ({position})", problem.field, problem.message)
+        number, index = position
+        where = f"document {number}" + (f", item {index}" if index is not None else "")
+        return replace(problem, object=f"{problem.object} ({where})")
     return problem
 
 

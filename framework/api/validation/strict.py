@@ -39,6 +39,8 @@ class Decoding:
     manifest: Any = None
     wrong_type: tuple[str, str] | None = None
     unknown: list[str] = field(default_factory=list)
+    unknown_paths: list[str] = field(default_factory=list)
+    """The path of each unknown field, in the order of ``unknown`` (to find it in the text)."""
 
 
 def decode_strictly(kind: str, manifest: Mapping[str, Any]) -> Decoding:
@@ -90,7 +92,7 @@ def _walk(types: dict[str, Any], expected: str, value: Any, path: str, found: De
     for key, item in value.items():
         name = str(key)
         if name not in fields:
-            _unknown(found, f"unknown field {go_quote(_join(path, name))}")
+            _unknown(found, _join(path, name))
         elif fields[name] is not None:
             item = _walk(types, fields[name], item, _join(path, name), found)
         decoded[key] = item
@@ -125,9 +127,11 @@ def _wrong(found: Decoding, path: str, expected: str, value: Any) -> None:
         found.wrong_type = (path or "(root)", f"expected {expected}, got {type_name(value)}")
 
 
-def _unknown(found: Decoding, error: str) -> None:
+def _unknown(found: Decoding, path: str) -> None:
+    error = f"unknown field {go_quote(path)}"
     if len(found.unknown) < MAX_STRICT_ERRORS and error not in found.unknown:
         found.unknown.append(error)
+        found.unknown_paths.append(path)
 
 
 def _join(path: str, key: str) -> str:

@@ -1,5 +1,8 @@
 """The YAML editor: create, edit and delete any object, with field-level errors on submit."""
 
+import html
+import re
+
 import pytest
 from django.test import Client
 
@@ -96,6 +99,23 @@ def test_an_unknown_field_is_refused_as_strict_field_validation_does(logged_in, 
     assert "strict decoding error: unknown field &quot;spec.containerz&quot;" in (
         response.content.decode()
     )
+    assert not ClusterObject.objects.exists()
+
+
+def test_each_unknown_field_is_refused_on_its_line(logged_in, workspace):
+    text = (
+        BAD_CPU.replace("cpu: lots", "cpu: 100m")
+        .replace("  containers:", "  containerz: []\n  containers:")
+        .replace("    image: nginx", "    imag: nginx")
+    )
+    response = logged_in.post("/w/lab/objects/new/", {"text": text})
+    assert response.status_code == 422
+    assert error_items(response.content.decode()) == [
+        '<strong>line 7</strong> · Pod "default/web": strict decoding error: '
+        'unknown field "spec.containerz"',
+        '<strong>line 10</strong> · Pod "default/web": strict decoding error: '
+        'unknown field "spec.containers[0].imag"',
+    ]
     assert not ClusterObject.objects.exists()
 
 
@@ -274,3 +294,9 @@ def test_delete_and_recreate_needs_a_post(logged_in, cluster):
     cluster.add(pod("web"))
     row = ClusterObject.objects.get(name="web")
     assert logged_in.get(f"/w/lab/objects/{row.pk}/recreate/").status_code == 405
+
+
+def error_items(content: str) -> list[str]:
+    """The items of the page's list of problems, as text with their markup."""
+    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', content, re.S)
+    return [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]

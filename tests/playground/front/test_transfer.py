@@ -1,5 +1,8 @@
 """Import, export and bulk creation pages."""
 
+import html
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -49,6 +52,26 @@ def test_a_broken_import_lists_every_problem_and_stores_nothing(logged_in, works
     assert "<strong>Pod &quot;default/worse&quot;</strong>" in content
     assert not ClusterObject.objects.exists()
     assert woken == []
+
+
+def test_each_unknown_field_of_an_import_is_named_on_its_line(logged_in, workspace):
+    listed = to_text({"apiVersion": "v1", "kind": "List", "items": [pod("a"), pod("b")]})
+    text = TWO + "---\n" + listed.replace("    name: b\n", "    name: b\n    colour: red\n", 1)
+    text = text.replace("  containers:", "  containerz: []\n  containers:", 1)
+    lines = text.splitlines()
+    response = logged_in.post("/w/lab/import/", {"text": text})
+    assert response.status_code == 422
+    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', response.content.decode(), re.S)
+    items = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]
+    assert items == [
+        f"<strong>line {lines.index('  containerz: []') + 1}</strong> · "
+        '<strong>Pod "default/web"</strong>: strict decoding error: '
+        'unknown field "spec.containerz"',
+        f"<strong>line {lines.index('    colour: red') + 1}</strong> · "
+        '<strong>Pod "default/b"</strong>: strict decoding error: '
+        'unknown field "metadata.colour"',
+    ]
+    assert not ClusterObject.objects.exists()
 
 
 def test_htmx_gets_the_import_form_back_with_the_problems(htmx, workspace):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import pytest
 from django.apps import apps
@@ -122,6 +123,41 @@ def test_a_pasted_json_manifest_runs_too(logged_in, small_cluster):
     manifest = json.dumps(pod("from-json", cpu="1"))
     content = logged_in.post(URL, {"manifest": manifest}).content.decode()
     assert "Pod default/from-json through profile default-scheduler" in content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PASTED.replace("image: app", "imag: app").replace(
+            "  containers:", "  containerz: 1\n  containers:"
+        ),
+        json.dumps({**pod("j"), "spec": {**pod("j")["spec"], "containerz": 1}}, indent=1).replace(
+            '"image"', '"imag"'
+        ),
+    ],
+    ids=["YAML", "JSON"],
+)
+def test_each_unknown_field_of_a_pasted_pod_is_named_on_its_line(logged_in, small_cluster, text):
+    lines = text.splitlines()
+    where = {
+        field: next(number for number, line in enumerate(lines, start=1) if field in line)
+        for field in ("containerz", "imag")
+    }
+    content = logged_in.post(URL, {"manifest": text}).content.decode()
+    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', content, re.S)
+    items = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]
+    placed = dict(
+        re.fullmatch(r"<strong>line (\d+)</strong> · (.*)", item).groups()[::-1] for item in items
+    )
+    owner = 'Pod "nowhere/ghost"' if "ghost" in text else 'Pod "default/j"'
+    assert placed == {
+        f'{owner}: strict decoding error: unknown field "spec.containerz"': str(
+            where["containerz"]
+        ),
+        f'{owner}: strict decoding error: unknown field "spec.containers[0].imag"': str(
+            where["imag"]
+        ),
+    }
 
 
 @pytest.mark.parametrize(
