@@ -220,8 +220,9 @@ def _valid_score_weights(framework: Framework, entries: list[Any]) -> dict[str, 
 
     The check is upstream's, in Go's int64 arithmetic: once a negative weight has made the
     running total negative, ``MaxTotalScore - total`` wraps around to a negative number, so
-    the *next* score plugin is refused as an overflow (a negative weight on the last one
-    passes). kube-scheduler refuses or accepts exactly those, so this does too.
+    the *next* score plugin is refused as an overflow (a negative weight on the last one, or
+    one the weights before it make up for, passes). kube-scheduler refuses or accepts
+    exactly those, so this does too.
     """
     weights: dict[str, int] = {}
     total = 0

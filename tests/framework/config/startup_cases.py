@@ -87,11 +87,18 @@ REFUSALS: list[tuple[str, str, list[str]]] = [
         + "      - name: NodeResourcesFit\n        weight: -1\n      - name: ImageLocality\n",
         [OVERFLOW],
     ),
+    (
+        "a negative weight that takes the sum below zero before other score plugins",
+        PROFILE + "  plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: NodeAffinity\n        weight: -4\n",
+        [OVERFLOW],
+    ),
 ]
 
 ACCEPTED: list[tuple[str, str]] = [
     # What the real kube-scheduler v1.36.2 starts with although it looks as wrong: a negative
-    # weight on the last score plugin of the list never makes a later check wrap around.
+    # weight on the last score plugin of the list, or one that leaves the sum at zero or more,
+    # never makes a later check wrap around.
     (
         "a negative weight on the last of multiPoint's score plugins",
         PROFILE + "  plugins:\n    multiPoint:\n      enabled:\n"
@@ -105,6 +112,16 @@ ACCEPTED: list[tuple[str, str]] = [
     (
         "a negative weight on the only score plugin",
         ONLY_SCORE + "      - name: NodeResourcesFit\n        weight: -1\n",
+    ),
+    (
+        "a negative weight that leaves the sum of the weights before it at zero",
+        PROFILE + "  plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: NodeAffinity\n        weight: -3\n",
+    ),
+    (
+        "a negative weight smaller than the weights before it",
+        ONLY_SCORE + "      - name: ImageLocality\n        weight: 5\n"
+        "      - name: NodeResourcesFit\n        weight: -1\n      - name: TaintToleration\n",
     ),
     (
         "a negative weight after the other score plugins",
