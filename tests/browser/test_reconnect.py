@@ -36,7 +36,7 @@ def test_open_pages_say_they_are_disconnected_and_catch_up_after_a_restart(conte
         expect(page.locator("#scheduler-badge .holder")).not_to_have_text(
             holders[page], timeout=LIVE_TIMEOUT_MS
         )
-        running_under_some_worker(page)
+        assert running_under_some_worker(page) != holders[page]
         assert page_is_the_same(page), "the page must catch up without being reloaded"
 
 
