@@ -132,10 +132,13 @@ def import_manifests(
 ) -> ImportResult:
     """Stores every object of the text in one transaction; Refused lists every problem."""
     cluster = DatabaseCluster(workspace)
-    objects, problems = _parse_all(text)
-    problems += [Problem.of(err) for err in cluster.admission_errors(objects)]
-    if problems:
-        raise Refused(problems)
+    objects, positions, found = _parse_all(text)
+    named = {}
+    for obj, position in zip(objects, positions, strict=True):
+        named.setdefault(obj.describe(), position)
+    found += [(named.get(err.owner), Problem.of(err)) for err in cluster.admission_errors(objects)]
+    if found:
+        raise Refused(_on_their_lines(text, found))
     objects.sort(key=_kind_rank)
     existing = cluster.existing_keys(objects)
     result = ImportResult()
@@ -152,33 +155,38 @@ def import_manifests(
     return result
 
 
-def _parse_all(text: str) -> tuple[list[KubeObject], list[Problem]]:
-    """Every object in the text and the problems kube-apiserver's checks find in them (unknown
-    fields, invalid values); Refused with each object's problem if any cannot be read at all.
-    Objects with problems are still returned, so admission's problems are listed with theirs.
+Position = tuple[int, int | None]
+"""Where an object is in the text: its document (1-based) and its item in a list document."""
+Found = list[tuple[Position | None, Problem]]
+"""Problems, each with where its object is in the text when that is known."""
+
+
+def _parse_all(text: str) -> tuple[list[KubeObject], list[Position], Found]:
+    """Every object in the text, where each is, and the problems kube-apiserver's checks find
+    in them (unknown fields, invalid values); Refused with each object's problem if any cannot
+    be read at all. Objects with problems are still returned, so admission's problems are
+    listed with theirs.
     """
     objects: list[KubeObject] = []
-    found: dict[Position, list[Problem]] = {}
+    positions: list[Position] = []
+    found: Found = []
     all_read = True
     for position, document in _documents(text):
         try:
             objects.append(parse_new_object(document))
         except (InvalidObjectError, StrictDecodingError) as err:
             objects.append(parse_object(document))
-            found[position] = [_placed(problem, position) for problem in Problem.all_of(err)]
+            found += [(position, _placed(problem, position)) for problem in Problem.all_of(err)]
         except ObjectError as err:
             all_read = False
-            found[position] = [_placed(problem, position) for problem in Problem.all_of(err)]
-    problems = _on_their_lines(text, found)
+            found += [(position, _placed(problem, position)) for problem in Problem.all_of(err)]
+            continue
+        positions.append(position)
     if not all_read:
-        raise Refused(problems)
+        raise Refused(_on_their_lines(text, found))
     if not objects:
         raise Refused([Problem("manifest", "", "no objects found")])
-    return objects, problems
-
-
-Position = tuple[int, int | None]
-"""Where an object is in the text: its document (1-based) and its item in a list document."""
+    return objects, positions, found
 
 
 def _documents(text: str) -> Iterator[tuple[Position, Any]]:
@@ -198,25 +206,24 @@ def _documents(text: str) -> Iterator[tuple[Position, Any]]:
             yield (number, index), item
 
 
-def _on_their_lines(text: str, found: dict[Position, list[Problem]]) -> list[Problem]:
+def _on_their_lines(text: str, found: Found) -> list[Problem]:
     """The problems, each with the line of its field in the text. The text is read once more,
-    a document at a time, only when there are problems (a refused import is rare, a large one
-    is large)."""
-    if not found:
-        return []
-    lines: dict[tuple[Position, str], int | None] = {}
-    numbered = enumerate(yaml.compose_all(text, Loader=_COMPOSER), start=1)
-    for number, document in numbered:
-        for (at_number, index), problems in found.items():
-            if at_number != number:
-                continue
-            node = document if index is None else item_node(document, index - 1)
-            for problem in problems:
-                lines[(at_number, index), problem.where] = field_line(node, problem.where)
+    a document at a time up to the last one with a problem, only when there are problems (a
+    refused import is rare, a large one is large)."""
+    wanted = [position for position, _ in found if position is not None]
+    lines: dict[tuple[Position | None, str], int | None] = {}
+    if wanted:
+        last = max(number for number, _ in wanted)
+        for number, document in enumerate(yaml.compose_all(text, Loader=_COMPOSER), start=1):
+            if number > last:
+                break
+            for position, problem in found:
+                if position is not None and position[0] == number:
+                    index = position[1]
+                    node = document if index is None else item_node(document, index - 1)
+                    lines[position, problem.where] = field_line(node, problem.where)
     return [
-        replace(problem, line=lines.get((position, problem.where)))
-        for position, problems in found.items()
-        for problem in problems
+        replace(problem, line=lines.get((position, problem.where))) for position, problem in found
     ]
 
 

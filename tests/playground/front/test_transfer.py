@@ -74,6 +74,20 @@ def test_each_unknown_field_of_an_import_is_named_on_its_line(logged_in, workspa
     assert not ClusterObject.objects.exists()
 
 
+def test_what_admission_refuses_in_an_import_is_named_on_its_line(logged_in, workspace):
+    text = TWO + "---\n" + to_text(pod("urgent", priorityClassName="high"))
+    lines = text.splitlines()
+    response = logged_in.post("/w/lab/import/", {"text": text})
+    assert response.status_code == 422
+    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', response.content.decode(), re.S)
+    items = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]
+    assert items == [
+        f"<strong>line {lines.index('  priorityClassName: high') + 1}</strong> · "
+        '<strong>Pod "default/urgent"</strong> · <code>spec.priorityClassName</code>: '
+        "no PriorityClass with name high was found"
+    ]
+
+
 def test_htmx_gets_the_import_form_back_with_the_problems(htmx, workspace):
     response = htmx.post("/w/lab/import/", {"text": BROKEN})
     assert response.content.decode().lstrip().startswith('<form id="import-form"')
