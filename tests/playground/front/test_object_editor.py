@@ -1,13 +1,11 @@
 """The YAML editor: create, edit and delete any object, with field-level errors on submit."""
 
-import html
-import re
-
 import pytest
 from django.test import Client
 
 from playground.front.manifest_text import to_text
 from playground.workspaces.models import ClusterObject, ObjectChange
+from tests.playground.front.problems import error_items
 from tests.playground.front.rows import node, pod
 
 BAD_CPU = """\
@@ -294,9 +292,3 @@ def test_delete_and_recreate_needs_a_post(logged_in, cluster):
     cluster.add(pod("web"))
     row = ClusterObject.objects.get(name="web")
     assert logged_in.get(f"/w/lab/objects/{row.pk}/recreate/").status_code == 405
-
-
-def error_items(content: str) -> list[str]:
-    """The items of the page's list of problems, as text with their markup."""
-    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', content, re.S)
-    return [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]

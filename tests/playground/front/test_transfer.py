@@ -1,8 +1,5 @@
 """Import, export and bulk creation pages."""
 
-import html
-import re
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -11,6 +8,7 @@ from playground.front.manifest_text import to_text
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.importing import import_manifests
 from playground.workspaces.models import ClusterObject
+from tests.playground.front.problems import error_items
 from tests.playground.front.rows import node, pod
 
 TWO = to_text(node("n1")) + "---\n" + to_text(pod("web"))
@@ -61,8 +59,7 @@ def test_each_unknown_field_of_an_import_is_named_on_its_line(logged_in, workspa
     lines = text.splitlines()
     response = logged_in.post("/w/lab/import/", {"text": text})
     assert response.status_code == 422
-    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', response.content.decode(), re.S)
-    items = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]
+    items = error_items(response.content.decode())
     assert items == [
         f"<strong>line {lines.index('  containerz: []') + 1}</strong> · "
         '<strong>Pod "default/web"</strong>: strict decoding error: '
@@ -79,8 +76,7 @@ def test_what_admission_refuses_in_an_import_is_named_on_its_line(logged_in, wor
     lines = text.splitlines()
     response = logged_in.post("/w/lab/import/", {"text": text})
     assert response.status_code == 422
-    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', response.content.decode(), re.S)
-    items = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]
+    items = error_items(response.content.decode())
     assert items == [
         f"<strong>line {lines.index('  priorityClassName: high') + 1}</strong> · "
         '<strong>Pod "default/urgent"</strong> · <code>spec.priorityClassName</code>: '

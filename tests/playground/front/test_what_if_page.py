@@ -13,6 +13,7 @@ from django.apps import apps
 from playground.clusters.models import ClusterConnection
 from playground.workspaces.models import ClusterObject
 from playground.workspaces.services import add_configuration_revision
+from tests.playground.front.problems import error_items
 from tests.playground.front.rows import node, pod
 
 URL = "/w/lab/what-if/"
@@ -144,8 +145,7 @@ def test_each_unknown_field_of_a_pasted_pod_is_named_on_its_line(logged_in, smal
         for field in ("containerz", "imag")
     }
     content = logged_in.post(URL, {"manifest": text}).content.decode()
-    (errors,) = re.findall(r'<ul class="errors"[^>]*>(.*?)</ul>', content, re.S)
-    items = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", errors, re.S)]
+    items = error_items(content)
     placed = dict(
         re.fullmatch(r"<strong>line (\d+)</strong> · (.*)", item).groups()[::-1] for item in items
     )
