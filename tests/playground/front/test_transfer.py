@@ -57,10 +57,7 @@ def test_each_unknown_field_of_an_import_is_named_on_its_line(logged_in, workspa
     text = TWO + "---\n" + listed.replace("    name: b\n", "    name: b\n    colour: red\n", 1)
     text = text.replace("  containers:", "  containerz: []\n  containers:", 1)
     lines = text.splitlines()
-    response = logged_in.post("/w/lab/import/", {"text": text})
-    assert response.status_code == 422
-    items = error_items(response.content.decode())
-    assert items == [
+    assert refused_import(logged_in, text) == [
         f"<strong>line {lines.index('  containerz: []') + 1}</strong> · "
         '<strong>Pod "default/web"</strong>: strict decoding error: '
         'unknown field "spec.containerz"',
@@ -74,14 +71,19 @@ def test_each_unknown_field_of_an_import_is_named_on_its_line(logged_in, workspa
 def test_what_admission_refuses_in_an_import_is_named_on_its_line(logged_in, workspace):
     text = TWO + "---\n" + to_text(pod("urgent", priorityClassName="high"))
     lines = text.splitlines()
-    response = logged_in.post("/w/lab/import/", {"text": text})
-    assert response.status_code == 422
-    items = error_items(response.content.decode())
-    assert items == [
+    assert refused_import(logged_in, text) == [
         f"<strong>line {lines.index('  priorityClassName: high') + 1}</strong> · "
         '<strong>Pod "default/urgent"</strong> · <code>spec.priorityClassName</code>: '
         "no PriorityClass with name high was found"
     ]
+
+
+def refused_import(client: Client, text: str) -> list[str]:
+    """The problems listed when importing ``text`` is refused (nothing is stored)."""
+    response = client.post("/w/lab/import/", {"text": text})
+    assert response.status_code == 422
+    assert not ClusterObject.objects.exists()
+    return error_items(response.content.decode())
 
 
 def test_htmx_gets_the_import_form_back_with_the_problems(htmx, workspace):
