@@ -128,3 +128,18 @@ def test_a_second_profile_is_edited_on_its_own():
     changed = edit_configuration(text, 1, "disable:filter:NodeName", {})
     assert "NodeName" in [name for name, _ in effective(changed, "filter", 0)]
     assert "NodeName" not in [name for name, _ in effective(changed, "filter", 1)]
+
+
+def test_a_negative_weight_kube_scheduler_accepts_is_saved_from_the_form():
+    names = [name for name, _ in effective(HEADER, "score")]
+    data = {f"weight:{name}": "1" for name in names} | {f"weight:{names[-1]}": "-1"}
+    text = edit_configuration(HEADER, 0, "weights:score", data)
+    assert effective(text, "score")[-1] == (names[-1], -1)
+
+
+def test_a_negative_weight_that_could_overflow_is_refused_with_upstreams_message():
+    names = [name for name, _ in effective(HEADER, "score")]
+    data = {f"weight:{name}": "1" for name in names} | {f"weight:{names[0]}": "-1"}
+    with pytest.raises(EditError) as err:
+        edit_configuration(HEADER, 0, "weights:score", data)
+    assert str(err.value).endswith("score plugins: total score of Score plugins could overflow")
