@@ -2,11 +2,13 @@
 
 Only self-contained kubeconfigs are accepted: certificates and keys embedded as ``*-data``,
 tokens inline. A path (``certificate-authority``, ``client-certificate``, ``client-key``,
-``token-file``) names a file on the machine that uploaded it, not on the playground's, and a
+``tokenFile``) names a file on the machine that uploaded it, not on the playground's, and a
 kubeconfig that runs a program (``users[].user.exec``, ``auth-provider``) would run it on the
 playground's workers: both are refused, the latter unless ``PLAYGROUND_ALLOW_EXEC_KUBECONFIG``
-is ``true``. Every error names its field the way kubectl's paths do
-(``contexts[0].context.cluster: cluster "x" is not defined``) and never quotes a credential.
+is ``true``. On the command line the files are on this machine: ``embed_files`` reads them
+(as kubectl does) into the flattened form before the checks. Every error names its field the
+way kubectl's paths do (``contexts[0].context.cluster: cluster "x" is not defined``) and
+never quotes a credential.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ FILE_REFERENCES = {
     "user": {
         "client-certificate": "client-certificate-data",
         "client-key": "client-key-data",
-        "token-file": "token",
+        "tokenFile": "token",
     },
 }
 """Fields that name a file, and the embedded field to use instead."""
@@ -116,6 +118,57 @@ def parse_kubeconfig(text: str) -> Kubeconfig:
     if current and current not in contexts:
         raise KubeconfigError(f'current-context: context "{current}" is not defined')
     return Kubeconfig(document=document, contexts=tuple(contexts), current_context=current)
+
+
+def embed_files(text: str, folder: str) -> str:
+    """The kubeconfig with every file it names read in: the flattened form stored.
+
+    For a kubeconfig read on this machine (``manage.py cluster add --kubeconfig``), such as the
+    ones kind, minikube and kubeadm write: relative paths are relative to ``folder`` (the
+    kubeconfig's own, as kubectl resolves them). Certificates and keys become ``*-data``
+    (base64), ``tokenFile`` becomes ``token`` (its content without surrounding whitespace,
+    as client-go reads it). An embedded value already there wins, as in client-go. Text that
+    names no file is returned unchanged; a file that cannot be read raises KubeconfigError
+    naming the field."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text  # parse_kubeconfig says what is wrong with it
+    if not isinstance(document, dict):
+        return text
+    changed = False
+    for field, inner in (("clusters", "cluster"), ("users", "user")):
+        entries = document.get(field)
+        for index, entry in enumerate(entries if isinstance(entries, list) else []):
+            body = entry.get(inner) if isinstance(entry, dict) else None
+            if isinstance(body, dict):
+                path = f"{field}[{index}].{inner}"
+                changed = _embed_entry(body, path, FILE_REFERENCES[inner], folder) or changed
+    return yaml.safe_dump(document, sort_keys=False) if changed else text
+
+
+def _embed_entry(body: dict[str, Any], path: str, references: dict[str, str], folder: str) -> bool:
+    changed = False
+    for field, embedded in references.items():
+        name = body.pop(field, None)
+        if name is None:
+            continue
+        changed = True
+        if body.get(embedded):
+            continue
+        if not isinstance(name, str) or not name:
+            raise KubeconfigError(f"{path}.{field}: not a file path")
+        file = os.path.join(folder, os.path.expanduser(name))
+        try:
+            with open(file, "rb") as handle:
+                content = handle.read()
+        except OSError as err:
+            raise KubeconfigError(f"{path}.{field}: cannot read {file}: {err.strerror}") from None
+        if embedded == "token":
+            body[embedded] = content.decode(errors="replace").strip()
+        else:
+            body[embedded] = base64.b64encode(content).decode()
+    return changed
 
 
 def api_client_from_kubeconfig(kubeconfig: Kubeconfig, context: str) -> ApiClient:

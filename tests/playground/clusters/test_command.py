@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import sys
 
@@ -9,6 +10,8 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
+from playground.clusters.connecting import target_from_text
+from playground.clusters.kubeconfig import KubeconfigError, embed_files
 from playground.clusters.models import ClusterConnection
 from tests.playground.clusters.kubeconfigs import (
     TOKEN,
@@ -86,3 +89,53 @@ def test_list_test_and_remove(user, config_file):
     assert 'Connection "prod" removed.' in out
     assert not ClusterConnection.objects.exists()
     assert TOKEN not in out
+
+
+def test_add_reads_the_files_a_kubeconfig_names_and_stores_it_flattened(user, kube_api, tmp_path):
+    """The kubeconfig kind, minikube and kubeadm write: CA, client certificate and key, and
+    the token, in files beside it (relative paths, as kubectl resolves them)."""
+    folder = tmp_path / "kube"
+    (folder / "pki").mkdir(parents=True)
+    (folder / "pki" / "ca.crt").write_text(kube_api.ca_pem)
+    (folder / "pki" / "client.crt").write_bytes(b"client certificate")
+    (folder / "pki" / "client.key").write_bytes(b"client key")
+    (folder / "token").write_text(kube_api.token + "\n")
+    document = kubeconfig_document(server=kube_api.url, user={})
+    document["clusters"][0]["cluster"]["certificate-authority"] = "pki/ca.crt"
+    document["users"][0]["user"] = {"tokenFile": "token"}
+    config = folder / "config"
+    config.write_text(yaml.safe_dump(document))
+
+    out, err = run("add", "prod", "--owner", "ada", "--kubeconfig", str(config))
+
+    assert 'Connection "prod" saved' in out and "v1.36" in out + err
+    stored = yaml.safe_load(ClusterConnection.objects.get().kubeconfig_text())
+    cluster, user_entry = stored["clusters"][0]["cluster"], stored["users"][0]["user"]
+    assert "certificate-authority" not in cluster
+    assert base64.b64decode(cluster["certificate-authority-data"]).decode() == kube_api.ca_pem
+    assert user_entry == {"token": kube_api.token}
+    assert kube_api.token not in out + err
+
+    # Client certificates too; a file that is missing is named by field.
+    document["users"][0]["user"] = {"client-certificate": "pki/client.crt", "client-key": "x.key"}
+    config.write_text(yaml.safe_dump(document))
+    with pytest.raises(CommandError) as refused:
+        run("add", "other", "--owner", "ada", "--kubeconfig", str(config))
+    assert str(refused.value) == (
+        f"users[0].user.client-key: cannot read {folder / 'x.key'}: No such file or directory"
+    )
+    flattened = yaml.safe_load(
+        embed_files(config.read_text().replace("x.key", "pki/client.key"), str(folder))
+    )
+    assert flattened["users"][0]["user"] == {
+        "client-certificate-data": base64.b64encode(b"client certificate").decode(),
+        "client-key-data": base64.b64encode(b"client key").decode(),
+    }
+
+
+def test_the_upload_still_refuses_file_paths(user):
+    """Only the command line reads files: an uploaded kubeconfig's paths name the uploader's."""
+    document = kubeconfig_document()
+    document["users"][0]["user"] = {"tokenFile": "/home/ada/token"}
+    with pytest.raises(KubeconfigError, match=r"^users\[0\]\.user\.tokenFile: refused"):
+        target_from_text(yaml.safe_dump(document))

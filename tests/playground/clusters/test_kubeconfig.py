@@ -97,7 +97,7 @@ def test_yaml_errors_give_the_line_without_quoting_it():
         ("cluster", "certificate-authority", "certificate-authority-data"),
         ("user", "client-certificate", "client-certificate-data"),
         ("user", "client-key", "client-key-data"),
-        ("user", "token-file", "token"),
+        ("user", "tokenFile", "token"),
     ],
 )
 def test_file_references_are_refused_naming_the_embedded_field(where, field, instead):

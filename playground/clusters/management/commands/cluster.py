@@ -1,8 +1,9 @@
 """``manage.py cluster add|list|test|remove|rotate|mirror|unmirror|import|record|replay``:
 connections from the command line.
 
-``add`` reads a kubeconfig file (``-`` for stdin), checks it as the page does and tests it
-before storing; one whose test fails is stored only with ``--save-anyway``. Nothing here
+``add`` reads a kubeconfig file (``-`` for stdin), reads in the files it names (the
+flattened form is stored), checks it as the page does and tests it before storing; one whose
+test fails is stored only with ``--save-anyway``. Nothing here
 prints a credential: only names, servers, contexts and the test's answers.
 
 ``import`` copies a snapshot of the cluster into a new workspace of the connection's owner;
@@ -12,6 +13,7 @@ prints a credential: only names, servers, contexts and the test's answers.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -30,7 +32,7 @@ from playground.clusters.connecting import (
 )
 from playground.clusters.encryption import EncryptionKeyError, rotate
 from playground.clusters.forms import FollowFields
-from playground.clusters.kubeconfig import KubeconfigError
+from playground.clusters.kubeconfig import KubeconfigError, embed_files
 from playground.clusters.mirroring import MirroringError, start_mirroring, stop_mirroring
 from playground.clusters.models import ClusterConnection, Recording, Replay
 from playground.clusters.replay import (
@@ -231,11 +233,14 @@ class Command(BaseCommand):
         return new_target(recording, owner, name)
 
     def _target(self, path: str | None, context: str) -> Target:
+        """The kubeconfig's target, with the files it names read from this machine (paths
+        relative to the kubeconfig's folder; to the working directory for stdin)."""
         try:
             text = sys.stdin.read() if path == "-" else open(path or "").read()  # noqa: SIM115
         except OSError as err:
             raise CommandError(f"--kubeconfig: cannot read {path}: {err.strerror}") from None
-        return target_from_text(text, context)
+        folder = os.getcwd() if path == "-" else os.path.dirname(os.path.abspath(path or ""))
+        return target_from_text(embed_files(text, folder), context)
 
     def _user(self, username: str) -> Any:
         try:
