@@ -31,7 +31,13 @@ from framework.api.resource_claim import ResourceClaim, ResourceClaimTemplate
 from framework.api.resource_slice import ResourceSlice
 from framework.api.runtime_class import RuntimeClass
 from framework.api.scheduling import PriorityClass
-from framework.api.storage import CSINode, StorageClass
+from framework.api.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    StorageClass,
+    VolumeAttachment,
+)
 from framework.api.validation.objects import validate_manifest
 from framework.api.validation.resources import QuantityDecodeError
 from framework.api.validation.strict import decode_strictly
@@ -53,6 +59,9 @@ KINDS: dict[str, type[KubeObject]] = {
         PersistentVolumeClaim,
         StorageClass,
         CSINode,
+        CSIDriver,
+        CSIStorageCapacity,
+        VolumeAttachment,
         PodDisruptionBudget,
         Service,
         ReplicaSet,

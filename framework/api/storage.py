@@ -1,4 +1,5 @@
-"""storage.k8s.io kinds: StorageClass and CSINode."""
+"""storage.k8s.io kinds: StorageClass, CSINode, CSIDriver, CSIStorageCapacity and
+VolumeAttachment."""
 
 from __future__ import annotations
 
@@ -115,3 +116,36 @@ class CSINode(KubeObject):
     def parse(cls, metadata: ObjectMeta, f: Fields) -> Self:
         drivers = f.mapping("spec").parse_list("drivers", CSINodeDriver.parse)
         return cls(metadata, drivers, manifest=f.data)
+
+
+class CSIDriver(KubeObject):
+    """How a CSI driver is to be treated (``spec.attachRequired``, ``storageCapacity``,
+    ``preventPodSchedulingIfMissing`` ...); the volume plugins read its manifest."""
+
+    __slots__ = ()
+
+    KIND = "CSIDriver"
+    API_VERSION = "storage.k8s.io/v1"
+    NAMESPACED = False
+
+
+class CSIStorageCapacity(KubeObject):
+    """The capacity a CSI driver reports for a storage class in a topology segment; the volume
+    binder reads its manifest (``storageClassName``, ``nodeTopology``, ``capacity``,
+    ``maximumVolumeSize``)."""
+
+    __slots__ = ()
+
+    KIND = "CSIStorageCapacity"
+    API_VERSION = "storage.k8s.io/v1"
+
+
+class VolumeAttachment(KubeObject):
+    """A volume attached to a node; NodeVolumeLimits counts them against the node's CSI
+    limits (it reads ``spec.attacher``, ``nodeName`` and ``source`` from the manifest)."""
+
+    __slots__ = ()
+
+    KIND = "VolumeAttachment"
+    API_VERSION = "storage.k8s.io/v1"
+    NAMESPACED = False

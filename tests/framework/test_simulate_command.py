@@ -260,11 +260,12 @@ def test_an_empty_cluster_prints_nothing():
         (
             "examples/resources/config.yaml",
             "kind: Widget\nmetadata: {name: w}\n",
-            "simulate: Widget \"w\": kind: unsupported kind 'Widget' (supported: CSINode,"
-            " DeviceClass, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,"
+            "simulate: Widget \"w\": kind: unsupported kind 'Widget' (supported: CSIDriver,"
+            " CSINode, CSIStorageCapacity, DeviceClass, Namespace, Node, PersistentVolume,"
+            " PersistentVolumeClaim, Pod,"
             " PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController,"
             " ResourceClaim, ResourceClaimTemplate, ResourceSlice, RuntimeClass, Service,"
-            " StatefulSet, StorageClass)",
+            " StatefulSet, StorageClass, VolumeAttachment)",
         ),
         (
             "examples/resources/config.yaml",

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from framework.api.core import PersistentVolume, PersistentVolumeClaim
-from framework.api.meta import KubeObject
 from framework.api.pod import Pod
-from framework.api.storage import CSINode, StorageClass
+from framework.api.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    StorageClass,
+    VolumeAttachment,
+)
 from framework.cluster.memory import InMemoryCluster
 from framework.interface.node_info import NodeInfo
 from framework.metrics import Metrics
@@ -169,28 +174,6 @@ def make_csi_node(
             "spec": {"drivers": entries},
         }
     )
-
-
-class CSIDriver(KubeObject):
-    """storage.k8s.io CSIDriver, read from its manifest (the API layer has no type yet)."""
-
-    __slots__ = ()
-    KIND: ClassVar[str] = "CSIDriver"
-    API_VERSION: ClassVar[str] = "storage.k8s.io/v1"
-    NAMESPACED: ClassVar[bool] = False
-
-
-class CSIStorageCapacity(KubeObject):
-    __slots__ = ()
-    KIND: ClassVar[str] = "CSIStorageCapacity"
-    API_VERSION: ClassVar[str] = "storage.k8s.io/v1"
-
-
-class VolumeAttachment(KubeObject):
-    __slots__ = ()
-    KIND: ClassVar[str] = "VolumeAttachment"
-    API_VERSION: ClassVar[str] = "storage.k8s.io/v1"
-    NAMESPACED: ClassVar[bool] = False
 
 
 def make_csi_driver(name: str, **spec: Any) -> CSIDriver:
