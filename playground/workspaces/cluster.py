@@ -232,7 +232,11 @@ class DatabaseCluster:
     def _with_generated_claims(
         self, parsed: list[KubeObject], existing: dict[tuple[str, str, str], ClusterObject]
     ) -> list[KubeObject]:
-        """New pods get their claims from templates, as the ResourceClaim controller does."""
+        """New pods get their claims from templates, as the ResourceClaim controller does (a
+        real cluster's controller does it for objects from its API server: its claims come
+        mirrored)."""
+        if self.from_api_server:
+            return parsed
         new_pods = [
             o for o in parsed if _key(o) not in existing and resource_claims.needs_claims(o)
         ]

@@ -48,6 +48,7 @@ class Resource:
 
 
 POD_FIELDS = ("spec.nodeName", "spec.schedulerName", "status.phase", "spec.restartPolicy")
+RESOURCE_SLICE_FIELDS = ("spec.nodeName", "spec.driver")
 
 RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "nodes", "Node", False, ("status",), ("spec.unschedulable",)),
@@ -64,6 +65,14 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
     Resource("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     Resource("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
+    Resource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
+    Resource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False, ("status",)),
+    Resource("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
+    Resource(
+        "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False, (), RESOURCE_SLICE_FIELDS
+    ),
+    Resource("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, ("status",)),
+    Resource("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
     Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, ("status",)),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
     Resource("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", False),

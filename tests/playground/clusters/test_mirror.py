@@ -63,7 +63,41 @@ def manifests() -> list[dict]:
             "metadata": {"name": "n1", **meta},
             "spec": {"drivers": []},
         },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu.example.com", **meta},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]},
+        },
         node("n1", labels=WEB),
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "n1-gpu", **meta},
+            "spec": {
+                "driver": "gpu.example.com",
+                "nodeName": "n1",
+                "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "gpu-0"}],
+            },
+        },
+        {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "CSIStorageCapacity",
+            "metadata": {"name": "fast-n1", **meta},
+            "storageClassName": "fast",
+            "capacity": "10Gi",
+        },
+        {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "VolumeAttachment",
+            "metadata": {"name": "attachment-1", **meta},
+            "spec": {
+                "attacher": "csi.example.com",
+                "nodeName": "n1",
+                "source": {"persistentVolumeName": "pv1"},
+            },
+        },
         {
             "apiVersion": "v1",
             "kind": "PersistentVolume",
@@ -108,8 +142,25 @@ def manifests() -> list[dict]:
             "metadata": {"name": "pdb", **meta},
             "spec": {"minAvailable": 1, "selector": selector},
         },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "one-gpu", **meta},
+            "spec": {"spec": GPU_CLAIM},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "gpu", **meta},
+            "spec": GPU_CLAIM,
+        },
         pod("web-1", labels=WEB),
     ]
+
+
+GPU_CLAIM = {
+    "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}
+}
 
 
 def node(name: str, labels: dict | None = None) -> dict:
@@ -244,8 +295,13 @@ def test_the_initial_sync_copies_every_kind(kube_api, connect, workspace):
         assert mirror.versions(kind) == fresh_list(kube_api, kind), kind
         if followed.stored:
             assert stored_names(workspace, kind) == set(fresh_list(kube_api, kind)), kind
-    # Not storable yet (the engine's API layer has no CSIDriver): followed, not written.
-    assert not state["CSIDriver"]["stored"] and stored_names(workspace, "CSIDriver") == set()
+    # Every kind the engine reads is stored, the DRA kinds and CSIDriver among them.
+    assert all(followed.stored for followed in FOLLOWED)
+    for kind in ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim"):
+        assert stored_names(workspace, kind), kind
+    assert stored_names(workspace, "CSIDriver") == {"csi.example.com"}
+    claim = DatabaseCluster(workspace).get("ResourceClaim", "gpu", kube_api.namespace)
+    assert claim.spec.requests[0].name == "gpu"
     stored_pod = DatabaseCluster(workspace).get("Pod", "web-1", kube_api.namespace)
     served = kube_api.get("Pod", "web-1", kube_api.namespace)
     assert stored_pod.uid == served["metadata"]["uid"]
