@@ -3,8 +3,9 @@
 Each permission the playground may need is asked of the server with a
 SelfSubjectAccessReview, the question ``kubectl auth can-i`` asks: the mirror needs list and
 watch of every kind the engine reads; the second scheduler binds pods, patches their status,
-creates events and holds a Lease; preemption deletes pods. The report answers each one allowed
-or denied, and says which of the denied ones the connection's switches need.
+creates events, holds a Lease and writes ResourceClaims' allocations; preemption deletes pods.
+The report answers each one allowed or denied, and says which of the denied ones the
+connection's switches need.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ WATCHED_KINDS = (
     ("storage.k8s.io", "storageclasses"),
     ("storage.k8s.io", "csinodes"),
     ("storage.k8s.io", "csidrivers"),
+    ("storage.k8s.io", "csistoragecapacities"),
+    ("storage.k8s.io", "volumeattachments"),
+    ("resource.k8s.io", "deviceclasses"),
+    ("resource.k8s.io", "resourceslices"),
+    ("resource.k8s.io", "resourceclaims"),
+    ("resource.k8s.io", "resourceclaimtemplates"),
     ("policy", "poddisruptionbudgets"),
     ("", "services"),
     ("apps", "replicasets"),
@@ -76,6 +83,23 @@ PERMISSIONS: tuple[Permission, ...] = (
     Permission("get", "coordination.k8s.io", "leases", needed_for=SECOND_SCHEDULER),
     Permission("update", "coordination.k8s.io", "leases", needed_for=SECOND_SCHEDULER),
     Permission("create", "coordination.k8s.io", "leases", needed_for=SECOND_SCHEDULER),
+    # DynamicResources' PreBind, Unreserve and PostFilter (see live_claims): the claim read
+    # fresh, its finalizer added, its status written; changing allocation or reservedFor also
+    # needs the resourceclaims/binding permission (DRAResourceClaimGranularStatusAuthorization,
+    # on in v1.36); the claim for DRA extended resources is created and deleted.
+    *(
+        Permission(verb, "resource.k8s.io", "resourceclaims", subresource, SECOND_SCHEDULER)
+        for verb, subresource in (
+            ("get", ""),
+            ("update", ""),
+            ("update", "status"),
+            ("patch", "status"),
+            ("update", "binding"),
+            ("patch", "binding"),
+            ("create", ""),
+            ("delete", ""),
+        )
+    ),
     Permission("delete", "", "pods", needed_for=PREEMPTION),
 )
 

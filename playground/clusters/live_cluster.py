@@ -3,10 +3,11 @@
 The engine talks to one ``Cluster`` (framework.cluster.interface). For a workspace scheduling a
 live cluster's pods, its reads are the workspace's (the mirror keeps them current, as an
 informer keeps kube-scheduler's caches) and its writes are kube-scheduler's API calls
-(``live_writes``): a bind, a status patch or a victim's deletion goes to the API server only,
-and comes back into the workspace through the mirror, as it comes back to kube-scheduler
-through its watch. Events go to the API server and are also stored as the workspace's events,
-for the playground's pages.
+(``live_writes``, ``live_claims``): a bind, a status patch, a victim's deletion or a claim's
+allocation goes to the API server only, and comes back into the workspace through the mirror,
+as it comes back to kube-scheduler through its watch (a claim written is assumed meanwhile).
+Events go to the API server and are also stored as the workspace's events, for the
+playground's pages.
 
 ``LiveCluster`` is the database's (the binding tasks bind through it); ``LiveInformerCluster``
 the scheduler service's, with its reads from memory.
@@ -15,9 +16,16 @@ the scheduler service's, with its reads from memory.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
-from playground.clusters.live_writes import LiveWrites, status_patch
+from kubernetes.client.exceptions import ApiException
+
+from framework.api.loader import parse_object
+from framework.cluster.interface import NotFoundError
+from framework.plugins.dynamicresources.pod_claims import RESOURCE_CLAIM_KIND
+from playground.clusters.live_claims import ClaimWriteError, ClaimWrites
+from playground.clusters.live_writes import NOT_FOUND, LiveWrites, server_message, status_patch
 from playground.scheduling.informer import InformerCluster
 from playground.workspaces.cluster import DatabaseCluster
 
@@ -49,8 +57,62 @@ class LiveCluster(DatabaseCluster):
             self.writes.patch_pod_status(namespace, name, patch)
 
     def delete(self, obj: Any) -> None:
-        """Preemption's only deletion: a victim pod."""
+        """Preemption's victim pod, or DynamicResources' claim for extended resources."""
+        if obj.kind == RESOURCE_CLAIM_KIND:
+            self._claim_call(lambda: self.claims.delete(obj.namespace, obj.name))
+            self._forget(obj)
+            return
         self.writes.delete_pod(obj.namespace, obj.name)
+
+    # ------------------------------------------------------------------------------------------
+    # DynamicResources' writes (see live_claims)
+
+    @cached_property
+    def claims(self) -> ClaimWrites:
+        return ClaimWrites(self.writes.core.api_client)
+
+    def update(self, obj: Any) -> Any:
+        """A claim's allocation and reservations (PreBind, Unreserve, PostFilter) through the
+        claim's API, or a pod's ``status.extendedResourceClaimStatus`` (PreBind for DRA
+        extended resources) through ``pods/status``: the engine's only updates of a live
+        cluster. The written object is assumed at once (the mirror brings the server's copy
+        later), as upstream's claim assume cache keeps it."""
+        if obj.kind == RESOURCE_CLAIM_KIND:
+            stored = self.get(obj.kind, obj.name, obj.namespace)
+            before = stored.to_dict() if stored is not None else None
+            self._claim_call(lambda: self.claims.write_status(obj.to_dict(), before))
+        elif obj.kind == "Pod":
+            status = obj.to_dict().get("status") or {}
+            patch = {"extendedResourceClaimStatus": status.get("extendedResourceClaimStatus")}
+            self.writes.patch_pod_status(obj.namespace, obj.name, {"status": patch})
+        else:
+            return super().update(obj)
+        self._assume(obj)
+        return obj
+
+    def create(self, obj: Any) -> Any:
+        """DynamicResources' claim for DRA extended resources, created in the cluster."""
+        if obj.kind != RESOURCE_CLAIM_KIND:
+            return super().create(obj)
+        created = parse_object(self._claim_call(lambda: self.claims.create(obj.to_dict())))
+        self._assume(created)
+        return created
+
+    def _claim_call(self, call: Callable[[], Any]) -> Any:
+        """The call's answer; a refusal is a ClaimWriteError with the server's message (never
+        the client's exception text, which quotes response headers)."""
+        try:
+            return call()
+        except ApiException as err:
+            if err.status == NOT_FOUND:
+                raise NotFoundError(server_message(err)) from None
+            raise ClaimWriteError(server_message(err)) from None
+
+    def _assume(self, obj: Any) -> None:
+        """Nothing to keep: reads go to the database, which the mirror updates."""
+
+    def _forget(self, obj: Any) -> None:
+        """Nothing to drop (see ``_assume``)."""
 
     def record_event(self, event: dict[str, Any]) -> None:
         """To the cluster as kube-scheduler records it, and to the workspace's events."""
@@ -98,3 +160,13 @@ class LiveInformerCluster(InformerCluster, LiveCluster):
     ) -> None:
         self.writes = writes
         InformerCluster.__init__(self, workspace_id, on_pod_deleted)
+
+    def _assume(self, obj: Any) -> None:
+        """The written object stands in memory until the mirror brings the server's copy, so
+        that the next cycle sees the devices allocated (upstream's AssumeClaimAfterAPICall)."""
+        if self._store is not None:
+            self._store.setdefault(obj.kind, {})[(obj.namespace, obj.name)] = obj
+
+    def _forget(self, obj: Any) -> None:
+        if self._store is not None:
+            self._store.get(obj.kind, {}).pop((obj.namespace, obj.name), None)

@@ -63,7 +63,7 @@ class LiveWrites:
                 name, namespace, binding, _preload_content=False
             )
         except Exception as err:
-            raise BindError(_message(err)) from None
+            raise BindError(server_message(err)) from None
 
     def patch_pod_status(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
         """Sends a strategic-merge patch of the pod's status (a dict is sent as one)."""
@@ -71,7 +71,7 @@ class LiveWrites:
             self.core.patch_namespaced_pod_status(name, namespace, patch, _preload_content=False)
         except ApiException as err:
             if err.status == NOT_FOUND:
-                raise NotFoundError(_message(err)) from None
+                raise NotFoundError(server_message(err)) from None
             raise
 
     def delete_pod(self, namespace: str, name: str) -> None:
@@ -79,7 +79,7 @@ class LiveWrites:
             self.core.delete_namespaced_pod(name, namespace, _preload_content=False)
         except ApiException as err:
             if err.status == NOT_FOUND:
-                raise NotFoundError(_message(err)) from None
+                raise NotFoundError(server_message(err)) from None
             raise
 
     def create_event(
@@ -184,7 +184,7 @@ def _time(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _message(err: BaseException) -> str:
+def server_message(err: BaseException) -> str:
     """The server's Status message (never the client's exception text, which quotes response
     headers), or the kind of failure."""
     if isinstance(err, ApiException) and err.body:

@@ -145,8 +145,8 @@ class Instance:
 
 @pytest.fixture
 def instances(kube_api, user):
-    """``make(name, user=..., preemption=..., permit=...)``: an instance following the test's
-    cluster as that API user."""
+    """``make(name, user=..., preemption=..., permit=..., dra=DRA_KINDS)``: an instance
+    following the test's cluster as that API user (``dra``: the DRA kinds mirrored too)."""
     made: list[Instance] = []
 
     def make(
@@ -173,7 +173,7 @@ def instances(kube_api, user):
             workspace,
             api_client(connection),
             RealClock(),  # its backoff after a failed call passes, as in production
-            kinds=("PriorityClass", "Node", "Pod"),
+            kinds=("PriorityClass", "Node", "Pod", *switches.get("dra", ())),
             watch_seconds=WATCH_SECONDS,
         )
         instance = Instance(workspace, connection, mirror, clock or FakeClock(time.time()))
@@ -343,6 +343,104 @@ def test_a_pod_that_fits_nowhere_gets_failed_scheduling_and_its_condition(kube_a
     assert patch.method == "PATCH"
     assert patch.content_type == "application/strategic-merge-patch+json"
     assert binds(kube_api, live) == Counter()
+
+
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim")
+DRIVER = "gpu.pg-test.example.com"
+
+
+def dra_objects(node_name: str, claims: tuple[str, ...]) -> list[dict]:
+    """A DeviceClass, one GPU in a node-local ResourceSlice, and a claim for it per name."""
+    labels = {"labels": dict(LABEL)}
+    device_class = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "pg-test-gpu", **labels},
+        "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{DRIVER}'"}}]},
+    }
+    resource_slice = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node_name}-gpus", **labels},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0"}],
+        },
+    }
+    request = {"name": "gpu", "exactly": {"deviceClassName": "pg-test-gpu"}}
+    claim_objects = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": name, **labels},
+            "spec": {"devices": {"requests": [request]}},
+        }
+        for name in claims
+    ]
+    return [device_class, resource_slice, *claim_objects]
+
+
+def pod_with_claim(name: str, claim: str) -> dict:
+    manifest = pod(name, resourceClaims=[{"name": "gpu", "resourceClaimName": claim}])
+    manifest["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    return manifest
+
+
+def test_a_pod_with_a_claim_gets_its_device_allocated_and_reserved_through_the_api(
+    kube_api, instances
+):
+    """As kube-scheduler's DynamicResources PreBind: the finalizer in an update of the claim,
+    then status.allocation and reservedFor in an update of its status, then the bind; a
+    second pod whose claim needs the one device taken stays pending with DynamicResources'
+    message (the first claim is assumed allocated before the mirror brings it back)."""
+    kube_api.create(node("gpu-node"))
+    for manifest in dra_objects("pg-test-gpu-node", ("gpu-a", "gpu-b")):
+        kube_api.create(manifest)
+    kube_api.create(pod_with_claim("first", "gpu-a"))
+    kube_api.create(pod_with_claim("second", "gpu-b"))
+    live = instances("a", dra=DRA_KINDS)
+    live.start()
+
+    drive(
+        live, until=lambda: placements(kube_api)["first"] and events(kube_api, "FailedScheduling")
+    )
+
+    first = served_pods(kube_api)["first"]
+    assert first["spec"]["nodeName"] == "pg-test-gpu-node"
+    claim = kube_api.get("ResourceClaim", "gpu-a", kube_api.namespace)
+    assert claim["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+    allocation = claim["status"]["allocation"]
+    assert allocation["devices"]["results"] == [
+        {"request": "gpu", "driver": DRIVER, "pool": "pg-test-gpu-node", "device": "gpu-0"}
+    ]
+    assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"] == [
+        {"key": "metadata.name", "operator": "In", "values": ["pg-test-gpu-node"]}
+    ]
+    assert claim["status"]["reservedFor"] == [
+        {"resource": "pods", "name": "first", "uid": first["metadata"]["uid"]}
+    ]
+    assert not (kube_api.get("ResourceClaim", "gpu-b", kube_api.namespace).get("status") or {})
+    assert placements(kube_api)["second"] == ""
+    (failed,) = events(kube_api, "FailedScheduling")
+    # PostFilter is off with the preemption switch: the message ends with Filter's.
+    assert failed["note"] == "0/1 nodes are available: 1 cannot allocate all claims."
+    if isinstance(kube_api, LocalKubeApi):
+        claim_path = f"/apis/resource.k8s.io/v1/namespaces/{kube_api.namespace}/resourceclaims"
+        writes = [
+            (r.method, r.path.removeprefix(claim_path))
+            for r in kube_api.requests
+            if r.method != "GET" and (r.path.startswith(claim_path) or "/first/" in r.path)
+        ]
+        pods = f"/api/v1/namespaces/{kube_api.namespace}/pods"
+        # nominatedNodeName first: a pod with PreBind work is nominated before PreBind.
+        assert writes == [
+            ("PATCH", f"{pods}/first/status"),
+            ("PUT", "/gpu-a"),
+            ("PUT", "/gpu-a/status"),
+            ("POST", f"{pods}/first/binding"),
+        ]
 
 
 def test_a_workspace_with_the_switch_off_schedules_nothing_and_says_why(
