@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from framework.admission import priority
+from framework.admission import priority, runtime_class
 from framework.admission.priority import ListedPriorityClasses
 from framework.api.errors import ObjectError
 from framework.api.loader import decode_new_object, parse_object
@@ -89,10 +89,15 @@ def pasted_pod(workspace: Workspace, manifest: Mapping[str, Any]) -> Pod:
         )
     admitted = dict(manifest)
     admitted["spec"] = dict(manifest.get("spec") or {})
-    classes = ListedPriorityClasses(DatabaseCluster(workspace).list("PriorityClass"))
-    # Priority admission comes before validation in kube-apiserver, as in the store.
+    cluster = DatabaseCluster(workspace)
+    classes = ListedPriorityClasses(cluster.list("PriorityClass"))
+    runtime_classes = {rc.name: rc for rc in cluster.list("RuntimeClass")}.get
+    # Mutating admission comes before validation in kube-apiserver, as in the store, and
+    # validating admission after it.
     priority.admit_pod(admitted, pod.describe(), classes)
+    runtime_class.admit_pod(admitted, pod.describe(), runtime_classes)
     new.validated()
+    runtime_class.validate_pod(admitted, pod.describe(), runtime_classes)
     return parse_object(admitted)
 
 

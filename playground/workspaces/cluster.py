@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.utils import timezone
 
-from framework.admission import priority
+from framework.admission import priority, runtime_class
 from framework.admission.dra_admin_access import NamespaceLabels, admin_access_errors
 from framework.admission.namespace_lifecycle import (
     SYSTEM_NAMESPACES,
@@ -42,6 +42,7 @@ from framework.api.loader import (
 )
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod, PodCondition
+from framework.api.runtime_class import RuntimeClass
 from framework.api.scheduling import PriorityClass
 from framework.cluster.interface import AlreadyExistsError, BindError, NotFoundError
 from framework.cluster.resource_claim_controller import ResourceClaimController
@@ -572,7 +573,8 @@ class DatabaseCluster:
     ) -> _Creation | ObjectError:
         """What creating the object stores, or the first reason kube-apiserver refuses it, in
         its order: mutating admission (NamespaceLifecycle, Priority resolving a pod's
-        priority), validation, validating admission (Priority's one default class)."""
+        priority, RuntimeClass setting its overhead), validation, validating admission
+        (Priority's one default class, RuntimeClass's overhead check)."""
         refusal = namespace_error(obj, namespaces)
         if refusal is not None:
             return refusal
@@ -581,9 +583,22 @@ class DatabaseCluster:
         except ObjectError as err:
             return err
         refusal = checks.validation_error(obj, lambda name: self._namespace_labels(name, checks))
-        if refusal is None and isinstance(obj, PriorityClass) and not self.from_api_server:
-            refusal = priority.priority_class_error(obj, classes.before(obj))
+        if refusal is None and not self.from_api_server:
+            refusal = self._validating_admission(obj, creation, classes)
         return creation if refusal is None else refusal
+
+    def _validating_admission(
+        self, obj: KubeObject, creation: _Creation, classes: _BatchPriorityClasses
+    ) -> ObjectError | None:
+        """Priority's one default PriorityClass, RuntimeClass's overhead of a pod."""
+        try:
+            if isinstance(obj, PriorityClass):
+                return priority.priority_class_error(obj, classes.before(obj))
+            if obj.kind == "Pod":
+                runtime_class.validate_pod(creation.manifest, obj.describe(), classes.runtime)
+        except ObjectError as err:
+            return err
+        return None
 
     def _namespace_labels(self, name: str, checks: _Checks) -> Mapping[str, str] | None:
         """A namespace's labels, from the write's objects or the stored ones (None if none)."""
@@ -612,6 +627,8 @@ class DatabaseCluster:
         manifest["metadata"].setdefault("creationTimestamp", format_time(now))
         if obj.kind == "Pod":
             priority.admit_pod(manifest, obj.describe(), classes)
+            if not self.from_api_server:
+                runtime_class.admit_pod(manifest, obj.describe(), classes.runtime)
         elif obj.kind == "Node":
             node_lifecycle.reconcile_unschedulable_taint(manifest)
         change = ObjectChange(
@@ -790,10 +807,12 @@ _ANY_NAMESPACE: NamespacePhase = _any_namespace
 
 
 class _BatchPriorityClasses:
-    """PriorityClasses for admission: those being written in the same batch, then stored ones."""
+    """PriorityClasses (and RuntimeClasses) for admission: those being written in the same
+    batch, then stored ones."""
 
     def __init__(self, cluster: DatabaseCluster, batch: list[KubeObject]) -> None:
         self._cluster = cluster
+        self._objects = batch
         self._batch = {o.name: o for o in batch if isinstance(o, PriorityClass)}
         self._stored: list[PriorityClass] | None = None
 
@@ -802,6 +821,14 @@ class _BatchPriorityClasses:
 
     def global_default(self) -> PriorityClass | None:
         return priority.global_default([*self._stored_only(), *self._batch.values()])
+
+    def runtime(self, name: str) -> RuntimeClass | None:
+        """The RuntimeClass of that name, written in the batch or stored (for RuntimeClass
+        admission of the batch's pods)."""
+        for obj in self._objects:
+            if isinstance(obj, RuntimeClass) and obj.name == name:
+                return obj
+        return self._cluster.get("RuntimeClass", name)
 
     def before(self, pc: PriorityClass) -> list[PriorityClass]:
         """The classes there when ``pc`` is created: stored ones, and the batch's before it."""
