@@ -27,9 +27,14 @@ def validate_node(manifest: Mapping[str, Any]) -> list[FieldError]:
     status = manifest.get("status") or {}
     errors = validate_object_meta(manifest.get("metadata") or {}, False, is_dns1123_subdomain)
     errors += validate_node_taints(spec.get("taints") or [], "metadata.taints")
-    for section in ("capacity", "allocatable"):
+    # Defaulting comes before validation: a node without allocatable gets its capacity's
+    # (SetDefaults_NodeStatus), so a bad capacity is reported under both.
+    allocatable = status.get("allocatable")
+    if allocatable is None:
+        allocatable = status.get("capacity")
+    for section, resources in (("capacity", status.get("capacity")), ("allocatable", allocatable)):
         where = f"status.{section}"
-        for name, quantity in quantities_in_key_order(status.get(section), where).items():
+        for name, quantity in quantities_in_key_order(resources, where).items():
             errors += validate_resource_quantity_value(name, quantity, f"{where}.{name}")
     errors += _declared_features(status.get("declaredFeatures") or [], "status.declaredFeatures")
     return errors

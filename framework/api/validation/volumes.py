@@ -120,8 +120,9 @@ def _capacity(capacity: Any, path: str) -> list[FieldError]:
     if not quantities:
         errors.append(required(path))
     if "storage" not in quantities or len(quantities) > 1:
+        # A nil ResourceList prints as null, an empty one as {}.
         shown = {name: str(quantity) for name, quantity in quantities.items()}
-        errors.append(not_supported(path, shown, ["storage"]))
+        errors.append(not_supported(path, shown if capacity is not None else None, ["storage"]))
     for name, quantity in quantities.items():
         where = f"{path}[{name}]"
         if quantity.value() < 0:

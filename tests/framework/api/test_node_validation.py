@@ -149,4 +149,5 @@ def test_an_invalid_node_is_refused_with_every_problem():
     assert [field for field, _ in raised.value.parts()] == [
         "metadata.taints[0].effect",
         "status.capacity.cpu",
+        "status.allocatable.cpu",  # defaulted from capacity before validation
     ]

@@ -87,6 +87,15 @@ PV_CASES = [
         without(pv(), "capacity"),
         [
             "spec.capacity: Required value",
+            # Absent: a nil list, printed as null (kube-apiserver v1.36.2's answer).
+            'spec.capacity: Unsupported value: null: supported values: "storage"',
+        ],
+    ),
+    (
+        "empty-capacity",
+        {**pv(), "spec": {**pv()["spec"], "capacity": {}}},
+        [
+            "spec.capacity: Required value",
             'spec.capacity: Unsupported value: {}: supported values: "storage"',
         ],
     ),

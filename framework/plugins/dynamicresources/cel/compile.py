@@ -114,7 +114,9 @@ def compile_uncached(expression: str) -> CompilationResult:
     try:
         ast = environment.compile(expression)
     except CELParseError as err:
-        return CompilationResult(expression, error=f"compilation failed: {_syntax_error(err)}")
+        return CompilationResult(
+            expression, error=f"compilation failed: {_syntax_error(err, expression)}"
+        )
     return CompilationResult(expression, environment.program(ast, functions=FUNCTIONS))
 
 
@@ -255,8 +257,30 @@ def _missing_key(err: CELEvalError) -> str | None:
     return None
 
 
-def _syntax_error(err: CELParseError) -> str:
-    """cel-go's frame (``ERROR: <input>:line:column: Syntax error: ...``), celpy's reason."""
+_EXPRESSION_START = frozenset(
+    {"MINUS", "BANG", "DOT", "LSQB", "LBRACE", "LPAR", "IDENT", "NULL_LIT", "BOOL_LIT"}
+    | {"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT"}
+)
+"""What celpy's parser expects where any expression may start (after a binary operator)."""
+ANTLR_EXPRESSION_START = (
+    "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+    "STRING, BYTES, IDENTIFIER}"
+)
+"""How cel-go's ANTLR parser names the same set."""
+
+
+def _syntax_error(err: CELParseError, expression: str) -> str:
+    """cel-go's frame (``ERROR: <input>:line:column: Syntax error: ...``). An expression that
+    ends where an operand is due (``a ==``, ``a &&``) gets cel-go's words and position (the
+    end of the input); other syntax errors celpy's reason at celpy's position."""
+    found = err.__context__
+    if (
+        getattr(getattr(found, "token", None), "type", None) == "$END"
+        and set(getattr(found, "expected", ())) == _EXPRESSION_START
+    ):
+        lines = expression.split("\n")
+        reason = f"mismatched input '<EOF>' expecting {ANTLR_EXPRESSION_START}"
+        return f"ERROR: <input>:{len(lines)}:{len(lines[-1]) + 1}: Syntax error: {reason}"
     token = getattr(err.__cause__, "token", None)
     reason = f"unexpected token {str(token)!r}" if token is not None else "invalid syntax"
     return f"ERROR: <input>:{err.line}:{err.column}: Syntax error: {reason}"
