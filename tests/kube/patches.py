@@ -27,6 +27,7 @@ MERGE_KEYS = {
     "imagePullSecrets": "name",
     "podIPs": "ip",
     "resourceClaims": "name",
+    "reservedFor": "uid",  # a ResourceClaim's status (Unreserve deletes by it)
     "drivers": "name",
 }
 MERGED_PRIMITIVE_LISTS = {"finalizers"}

@@ -231,3 +231,43 @@ def test_a_claim_asking_for_admin_access_needs_an_admin_namespace(cluster):
     assert cluster.admission_errors([namespace, claim]) == []  # labelled in the same import
     cluster.add(namespace)
     assert cluster.create(claim).name == "watch"
+
+
+KATA = {
+    "apiVersion": "node.k8s.io/v1",
+    "kind": "RuntimeClass",
+    "metadata": {"name": "kata"},
+    "handler": "kata",
+    "overhead": {"podFixed": {"cpu": "250m"}},
+    "scheduling": {"nodeSelector": {"sandbox": "kata"}},
+}
+
+
+def test_a_pod_of_a_runtime_class_gets_its_overhead_and_node_selector(cluster):
+    (_, stored) = cluster.add_many([KATA, pod(runtimeClassName="kata")])
+    assert stored.manifest["spec"]["overhead"] == {"cpu": "250m"}
+    assert stored.manifest["spec"]["nodeSelector"] == {"sandbox": "kata"}
+    assert stored.spec.overhead["cpu"].milli_value() == 250  # what NodeResourcesFit counts
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        (
+            {"overhead": {"cpu": "100m"}},
+            "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead",
+        ),
+        ({"runtimeClassName": "gvisor"}, 'pod rejected: RuntimeClass "gvisor" not found'),
+        (
+            {"runtimeClassName": "kata", "overhead": {"cpu": "1"}},
+            "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+        ),
+    ],
+    ids=["overhead without a class", "a missing class", "another overhead than the class's"],
+)
+def test_runtime_class_admission_refuses_as_kube_apiserver(cluster, spec, problem):
+    cluster.add(KATA)
+    with pytest.raises(ObjectError) as refused:
+        cluster.add(pod(**spec))
+    assert refused.value.problem == problem
+    assert cluster.get("Pod", "web", "default") is None
