@@ -170,3 +170,17 @@ def what_if_report(workspace, kube_api, name: str) -> dict:
     pod = DatabaseCluster(workspace).get("Pod", name, kube_api.namespace)
     result = run_what_if(workspace, stored_pod(workspace, pod.uid), "default-scheduler")
     return AttemptReport(result.attempt, result.events).to_dict()
+
+
+def test_the_what_if_page_shows_them_for_the_mirrored_workspace(
+    kube_api, mirrored, workspace, client, user
+):
+    client.force_login(user)
+    pod = DatabaseCluster(workspace).get("Pod", "wants-one", kube_api.namespace)
+    response = client.post(f"/w/{workspace.slug}/what-if/", {"pod": pod.uid, "profile": ""})
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert "selected node <strong>pg-test-dra-gpu</strong>" in content
+    filter_table = content.split('aria-label="Filter">', 1)[1].split("</table>", 1)[0]
+    assert "DynamicResources" in filter_table
+    assert "cannot allocate all claims" in filter_table
