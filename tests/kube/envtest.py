@@ -30,6 +30,9 @@ from tests.kube.kubeconfig import kubeconfig
 from tests.kube.resources import Attributes
 
 RBAC = "rbac.authorization.k8s.io"
+AUTHORIZED_ONLY = (("resource.k8s.io", "resourceclaims/binding"),)
+"""Subresources kube-apiserver asks the authorizer about that discovery does not list (changing
+a claim's allocation or reservedFor): a denial's role keeps them."""
 NOT_SWEPT_GROUPS = {
     RBAC,  # the fixture's own bindings; a test's are named pg-test-* and swept by name
     "flowcontrol.apiserver.k8s.io",
@@ -193,6 +196,10 @@ class OwnedCluster:
                 )
         for group, names in untouched.items():
             granted.append({"apiGroups": [group], "resources": names, "verbs": ["*"]})
+        granted += [
+            {"apiGroups": [group], "resources": [name], "verbs": ["*"]}
+            for group, name in AUTHORIZED_ONLY
+        ]
         return granted
 
     def _examples(self, rule: Rule) -> list[tuple[ApiResource, str]]:
