@@ -54,14 +54,9 @@ import psycopg
 from kubernetes.client import ApiClient
 from kubernetes.watch.watch import iter_resp_lines
 
-from benchmarks.control_plane import (
-    ControlPlane,
-    assets_folder,
-    control_plane,
-    free_port,
-    kube_scheduler,
-)
+from benchmarks.control_plane import LiveCluster, assets_folder, control_plane, kube_scheduler
 from benchmarks.playground_e2e import (
+    _free_port,
     _libpq,
     _terminated_as_interrupt,
     production_backends,
@@ -230,7 +225,8 @@ def run(
         say("kube-scheduler binds a burst")
         load = os.getloadavg()[0]
         with kube_scheduler(assets, plane) as scheduler:
-            alive = _alive({**plane.processes, "kube-scheduler": scheduler})
+            named = dict(zip(("etcd", "kube-apiserver"), plane.plane.processes, strict=True))
+            alive = _alive({**named, "kube-scheduler": scheduler})
             cluster.await_probe("default-scheduler", "real", timeout, alive)
             real = cluster.burst("burst-real", burst, "default-scheduler", timeout)
         real_load = (load, os.getloadavg()[0])
@@ -245,7 +241,7 @@ def run(
 
 def _playground(
     mode: str,
-    plane: ControlPlane,
+    plane: LiveCluster,
     cluster: Cluster,
     nodes: int,
     pods: int,
@@ -522,7 +518,7 @@ def _backend(mode: str) -> Iterator[tuple[dict[str, str], Database]]:
         "DEBUG": "False",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "PYTHONUNBUFFERED": "1",
-        "PORT": str(free_port()),
+        "PORT": str(_free_port()),
     }
     if mode == EMBEDDED:
         with tempfile.TemporaryDirectory(prefix="live-embedded-") as folder:
@@ -571,7 +567,7 @@ print(json.dumps(prepare(sys.argv[1])))
 """
 
 
-def _prepare(env: Mapping[str, str], plane: ControlPlane) -> dict[str, int]:
+def _prepare(env: Mapping[str, str], plane: LiveCluster) -> dict[str, int]:
     """Migrates the database and links a workspace to the cluster (see ``prepare``)."""
     for command in (
         [sys.executable, "manage.py", "migrate", "--noinput"],
