@@ -133,8 +133,10 @@ class Shutdown:
     process: str
     seconds: float | None
     """From SIGTERM to exit; None when it had to be killed."""
-    released: dict[str, bool]
-    """Per lease (scheduler service, mirror, cluster Lease): given up at the stop."""
+    holders: dict[str, str]
+    """Per lease (scheduler service, mirror, cluster Lease): who holds it after the stop, ""
+    when it was given up. A holder ``starting:<task>`` is a start reserved for a task still in
+    the broker's queue, which the next worker to take it runs."""
 
     def report(self) -> str:
         took = (
@@ -142,7 +144,10 @@ class Shutdown:
             if self.seconds is not None
             else f"killed after {SHUTDOWN_LIMIT_SECONDS:.0f} s"
         )
-        leases = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in self.released.items())
+        leases = ", ".join(
+            f"{name} {'yes' if not holder else f'NO (held by {holder})'}"
+            for name, holder in self.holders.items()
+        )
         return f"{self.process} exited {took} after SIGTERM; released: {leases}"
 
 
@@ -272,8 +277,8 @@ def _playground(
             say("stopping it")
             stopped = processes[_stopped_first(mode)]
             seconds = stopped.stop(SHUTDOWN_LIMIT_SECONDS)
-            released = watched.released() | {"cluster Lease": cluster.lease_released()}
-            shutdown = Shutdown(_stopped_first(mode), seconds, released)
+            holders = watched.holders() | {"cluster Lease": cluster.lease_holder()}
+            shutdown = Shutdown(_stopped_first(mode), seconds, holders)
     return PlaygroundRun(mode, initial_sync, lag[0], result, shutdown, (load, end_load))
 
 
@@ -382,14 +387,14 @@ class Cluster:
 
         _wait(cleared, f"only the {running} running pods are left", time.monotonic() + 120)
 
-    def lease_released(self, namespace: str = "kube-system", name: str = SCHEDULER_NAME) -> bool:
-        """Whether the second scheduler's Lease names no holder (or does not exist)."""
+    def lease_holder(self, namespace: str = "kube-system", name: str = SCHEDULER_NAME) -> str:
+        """Who holds the second scheduler's Lease ("" for nobody, or no Lease)."""
         path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"
         try:
             lease = json.loads(self._call("GET", path).data)
         except Exception:  # no Lease: nobody holds it
-            return True
-        return not (lease.get("spec") or {}).get("holderIdentity")
+            return ""
+        return (lease.get("spec") or {}).get("holderIdentity") or ""
 
     def _call(
         self,
@@ -672,8 +677,8 @@ class Playground:
         )
         return time.monotonic() - last_create
 
-    def released(self) -> dict[str, bool]:
-        """Whether the scheduler service's and the mirror's database leases name nobody."""
+    def holders(self) -> dict[str, str]:
+        """Who holds the scheduler service's and the mirror's database leases ("": nobody)."""
         service = self.database.one(
             "SELECT holder FROM workspaces_schedulerlease WHERE workspace_id = %s",
             self.ids["workspace"],
@@ -682,7 +687,7 @@ class Playground:
             "SELECT holder FROM clusters_mirrorlease WHERE connection_id = %s",
             self.ids["connection"],
         )
-        return {"scheduler lease": not service, "mirror lease": not mirror}
+        return {"scheduler lease": service or "", "mirror lease": mirror or ""}
 
     def _count(self, kind: str, namespace: str | None = None) -> int:
         sql = "SELECT count(*) FROM workspaces_clusterobject WHERE workspace_id = %s AND kind = %s"
