@@ -54,14 +54,9 @@ import psycopg
 from kubernetes.client import ApiClient
 from kubernetes.watch.watch import iter_resp_lines
 
-from benchmarks.control_plane import (
-    ControlPlane,
-    assets_folder,
-    control_plane,
-    free_port,
-    kube_scheduler,
-)
+from benchmarks.control_plane import LiveCluster, assets_folder, control_plane, kube_scheduler
 from benchmarks.playground_e2e import (
+    _free_port,
     _libpq,
     _terminated_as_interrupt,
     production_backends,
@@ -138,8 +133,10 @@ class Shutdown:
     process: str
     seconds: float | None
     """From SIGTERM to exit; None when it had to be killed."""
-    released: dict[str, bool]
-    """Per lease (scheduler service, mirror, cluster Lease): given up at the stop."""
+    holders: dict[str, str]
+    """Per lease (scheduler service, mirror, cluster Lease): who holds it after the stop, ""
+    when it was given up. A holder ``starting:<task>`` is a start reserved for a task still in
+    the broker's queue, which the next worker to take it runs."""
 
     def report(self) -> str:
         took = (
@@ -147,7 +144,10 @@ class Shutdown:
             if self.seconds is not None
             else f"killed after {SHUTDOWN_LIMIT_SECONDS:.0f} s"
         )
-        leases = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in self.released.items())
+        leases = ", ".join(
+            f"{name} {'yes' if not holder else f'NO (held by {holder})'}"
+            for name, holder in self.holders.items()
+        )
         return f"{self.process} exited {took} after SIGTERM; released: {leases}"
 
 
@@ -230,7 +230,8 @@ def run(
         say("kube-scheduler binds a burst")
         load = os.getloadavg()[0]
         with kube_scheduler(assets, plane) as scheduler:
-            alive = _alive({**plane.processes, "kube-scheduler": scheduler})
+            named = dict(zip(("etcd", "kube-apiserver"), plane.plane.processes, strict=True))
+            alive = _alive({**named, "kube-scheduler": scheduler})
             cluster.await_probe("default-scheduler", "real", timeout, alive)
             real = cluster.burst("burst-real", burst, "default-scheduler", timeout)
         real_load = (load, os.getloadavg()[0])
@@ -245,7 +246,7 @@ def run(
 
 def _playground(
     mode: str,
-    plane: ControlPlane,
+    plane: LiveCluster,
     cluster: Cluster,
     nodes: int,
     pods: int,
@@ -276,8 +277,8 @@ def _playground(
             say("stopping it")
             stopped = processes[_stopped_first(mode)]
             seconds = stopped.stop(SHUTDOWN_LIMIT_SECONDS)
-            released = watched.released() | {"cluster Lease": cluster.lease_released()}
-            shutdown = Shutdown(_stopped_first(mode), seconds, released)
+            holders = watched.holders() | {"cluster Lease": cluster.lease_holder()}
+            shutdown = Shutdown(_stopped_first(mode), seconds, holders)
     return PlaygroundRun(mode, initial_sync, lag[0], result, shutdown, (load, end_load))
 
 
@@ -386,14 +387,14 @@ class Cluster:
 
         _wait(cleared, f"only the {running} running pods are left", time.monotonic() + 120)
 
-    def lease_released(self, namespace: str = "kube-system", name: str = SCHEDULER_NAME) -> bool:
-        """Whether the second scheduler's Lease names no holder (or does not exist)."""
+    def lease_holder(self, namespace: str = "kube-system", name: str = SCHEDULER_NAME) -> str:
+        """Who holds the second scheduler's Lease ("" for nobody, or no Lease)."""
         path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"
         try:
             lease = json.loads(self._call("GET", path).data)
         except Exception:  # no Lease: nobody holds it
-            return True
-        return not (lease.get("spec") or {}).get("holderIdentity")
+            return ""
+        return (lease.get("spec") or {}).get("holderIdentity") or ""
 
     def _call(
         self,
@@ -522,7 +523,7 @@ def _backend(mode: str) -> Iterator[tuple[dict[str, str], Database]]:
         "DEBUG": "False",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "PYTHONUNBUFFERED": "1",
-        "PORT": str(free_port()),
+        "PORT": str(_free_port()),
     }
     if mode == EMBEDDED:
         with tempfile.TemporaryDirectory(prefix="live-embedded-") as folder:
@@ -571,7 +572,7 @@ print(json.dumps(prepare(sys.argv[1])))
 """
 
 
-def _prepare(env: Mapping[str, str], plane: ControlPlane) -> dict[str, int]:
+def _prepare(env: Mapping[str, str], plane: LiveCluster) -> dict[str, int]:
     """Migrates the database and links a workspace to the cluster (see ``prepare``)."""
     for command in (
         [sys.executable, "manage.py", "migrate", "--noinput"],
@@ -676,8 +677,8 @@ class Playground:
         )
         return time.monotonic() - last_create
 
-    def released(self) -> dict[str, bool]:
-        """Whether the scheduler service's and the mirror's database leases name nobody."""
+    def holders(self) -> dict[str, str]:
+        """Who holds the scheduler service's and the mirror's database leases ("": nobody)."""
         service = self.database.one(
             "SELECT holder FROM workspaces_schedulerlease WHERE workspace_id = %s",
             self.ids["workspace"],
@@ -686,7 +687,7 @@ class Playground:
             "SELECT holder FROM clusters_mirrorlease WHERE connection_id = %s",
             self.ids["connection"],
         )
-        return {"scheduler lease": not service, "mirror lease": not mirror}
+        return {"scheduler lease": service or "", "mirror lease": mirror or ""}
 
     def _count(self, kind: str, namespace: str | None = None) -> int:
         sql = "SELECT count(*) FROM workspaces_clusterobject WHERE workspace_id = %s AND kind = %s"

@@ -39,7 +39,6 @@ import urllib3.exceptions
 from django.db import connections
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
-from kubernetes.watch.watch import iter_resp_lines
 
 from framework.api.errors import ObjectError
 from framework.api.loader import KINDS, parse_object
@@ -48,6 +47,7 @@ from framework.util.clock import Clock
 from playground.clusters.kubeconfig import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
 from playground.clusters.models import ClusterConnection
 from playground.clusters.problems import describe
+from playground.clusters.watch_events import WatchEvents
 from playground.workspaces import node_lifecycle
 from playground.workspaces.cluster import ADDED, DELETED, MODIFIED, DatabaseCluster, manifest_of
 from playground.workspaces.models import Workspace
@@ -58,6 +58,11 @@ LIST_PAGE = 500
 """Objects per list request (``limit``); the rest come with ``continue``."""
 WATCH_SECONDS = 300.0
 """timeoutSeconds of a watch: upstream's reflector picks 5 to 10 minutes."""
+WATCH_BATCH = 500
+"""Watch events applied together at most: those that arrived while the previous ones were
+being written (a burst of changes costs a few transactions, not one per change)."""
+HALT_CHECK_SECONDS = 0.2
+"""How often a quiet watch looks whether the mirror was told to stop."""
 BACKOFF_SECONDS = 1.0
 BACKOFF_CAP_SECONDS = 60.0
 GONE = 410
@@ -443,10 +448,15 @@ class Mirror:
         ]
         response = self._get(stream, query, read_timeout=self.watch_seconds + READ_TIMEOUT_SECONDS)
         stream.contact_at, stream.watching = self.clock.now(), True
+        events = WatchEvents(response, f"watch {stream.label}")
         try:
-            for line in iter_resp_lines(response):
-                if line:
-                    self._event(stream, json.loads(line))
+            while True:
+                self._check_halt()
+                batch = events.take(WATCH_BATCH, HALT_CHECK_SECONDS)
+                if batch is None:
+                    break
+                if batch:
+                    self._apply_events(stream, batch)
                     stream.contact_at = self.clock.now()
         except urllib3.exceptions.ProtocolError:
             # The stream was cut: the next step watches again from the kept version.
@@ -455,60 +465,97 @@ class Mirror:
             stream.contact_at = self.clock.now()
         finally:
             stream.watching = False
-            # Not back into the pool: a server may close a watch's connection as the stream
-            # ends, and the next call reusing it would fail before any retry could help.
-            response.close()
-            response.release_conn()
+            events.close()
 
-    def _event(self, stream: Stream, event: Mapping[str, Any]) -> None:
-        self._check_halt()
-        kind = event.get("type")
-        obj = event.get("object") or {}
-        if kind == "ERROR":
-            if obj.get("code") == GONE:
-                raise Gone(obj.get("message", ""))
-            raise ApiException(status=obj.get("code") or 500, reason=obj.get("message", ""))
-        version = _version(obj)
-        if kind == "BOOKMARK":
-            stream.resource_version = version
+    def _apply_events(self, stream: Stream, events: list[Mapping[str, Any]]) -> None:
+        """Applies a batch of watch events in order: each run of upserts (or of deletions) of
+        distinct objects is written together, in one transaction."""
+        run: list[tuple[str, Key, dict[str, Any]]] = []
+        keys: set[Key] = set()
+        for event in events:
+            kind = event.get("type")
+            obj = event.get("object") or {}
+            if kind in ("ERROR", "BOOKMARK"):
+                self._apply_run(stream, run)
+                run, keys = [], set()
+                if kind == "ERROR":
+                    if obj.get("code") == GONE:
+                        raise Gone(obj.get("message", ""))
+                    raise ApiException(status=obj.get("code") or 500, reason=obj.get("message", ""))
+                stream.resource_version = _version(obj)
+                continue
+            item = _cleaned(obj, stream.followed.kind, obj.get("apiVersion", ""))
+            change = DELETED if kind == "DELETED" else ADDED
+            key = _key(item)
+            if run and (run[-1][0] != change or key in keys):
+                self._apply_run(stream, run)
+                run, keys = [], set()
+            run.append((change, key, item))
+            keys.add(key)
+        self._apply_run(stream, run)
+
+    def _apply_run(self, stream: Stream, run: list[tuple[str, Key, dict[str, Any]]]) -> None:
+        if not run:
             return
-        item = _cleaned(obj, stream.followed.kind, obj.get("apiVersion", ""))
-        key = _key(item)
-        if kind in ("ADDED", "MODIFIED"):
-            if stream.versions.get(key) != version:
-                self._upsert(stream, key, item)
-        elif kind == "DELETED":
-            self._delete(stream, key, item)
-        stream.resource_version = version
+        self._check_halt()
+        if run[0][0] == DELETED:
+            self._delete_all(stream, [(key, item) for _, key, item in run])
+        else:
+            self._upsert_all(stream, [(key, item) for _, key, item in run])
+        stream.resource_version = _version(run[-1][2])
         stream.last_event_at = self.clock.now()
 
-    def _upsert(self, stream: Stream, key: Key, item: dict[str, Any]) -> None:
-        if stream.followed.stored:
-            parsed = self._parse(stream, key, item)
-            if parsed is None:
-                return
-            cluster = self._cluster()
-            current = cluster.get(stream.followed.kind, key[1], key[0])
-            recreated = current is not None and current.uid != parsed.uid
-            if recreated:
-                cluster.delete(current)
-                self._tell(DELETED, manifest_of(current))
-            cluster.add(parsed)
-            self._tell(MODIFIED if current is not None and not recreated else ADDED, item)
+    def _upsert_all(self, stream: Stream, items: list[tuple[Key, dict[str, Any]]]) -> None:
+        """ADDED / MODIFIED events of distinct objects: those at a version not applied yet are
+        written with one ``add_many`` (an object recreated under its name, with a new uid, is
+        deleted first)."""
+        fresh = [(key, item) for key, item in items if stream.versions.get(key) != _version(item)]
+        if not fresh:
+            return
+        if not stream.followed.stored:
+            with self._lock:
+                stream.versions.update((key, _version(item)) for key, item in fresh)
+            return
+        parsed = [
+            (key, item, obj)
+            for key, item in fresh
+            if (obj := self._parse(stream, key, item)) is not None
+        ]
+        kind = stream.followed.kind
+        cluster = self._cluster()
+        current = cluster.uids(kind, [key for key, _, _ in parsed])
+        recreated = [
+            found
+            for key, _, obj in parsed
+            if current.get(key, obj.uid) != obj.uid
+            and (found := cluster.get(kind, key[1], key[0])) is not None
+        ]
+        if recreated:
+            cluster.delete_many(kind, [obj.uid for obj in recreated])
+            for obj in recreated:
+                self._tell(DELETED, manifest_of(obj))
+        cluster.add_many([obj for _, _, obj in parsed])
+        for key, item, obj in parsed:
+            self._tell(MODIFIED if current.get(key) == obj.uid else ADDED, item)
         with self._lock:
-            stream.versions[key] = _version(item)
+            stream.versions.update((key, _version(item)) for key, item, _ in parsed)
 
-    def _delete(self, stream: Stream, key: Key, item: dict[str, Any]) -> None:
+    def _delete_all(self, stream: Stream, items: list[tuple[Key, dict[str, Any]]]) -> None:
+        """DELETED events of distinct objects, deleted with one ``delete_many``."""
         with self._lock:
-            stream.versions.pop(key, None)
-            stream.skipped.pop(key, None)
+            for key, _ in items:
+                stream.versions.pop(key, None)
+                stream.skipped.pop(key, None)
         if not stream.followed.stored:
             return
         cluster = self._cluster()
-        current = cluster.get(stream.followed.kind, key[1], key[0])
-        if current is not None:
-            cluster.delete(current)
-            self._tell(DELETED, item)
+        current = cluster.uids(stream.followed.kind, [key for key, _ in items])
+        cluster.delete_many(
+            stream.followed.kind, [current[key] for key, _ in items if key in current]
+        )
+        for key, item in items:
+            if key in current:
+                self._tell(DELETED, item)
 
     # ------------------------------------------------------------------------------------------
     # Helpers

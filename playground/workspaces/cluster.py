@@ -119,6 +119,19 @@ class DatabaseCluster:
         fields = ("kind", "namespace", "name", "resource_version", "manifest")
         return [self._parse(*row) for row in rows.order_by("id").values_list(*fields)]
 
+    def uids(self, kind: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """(namespace, name) -> uid of the stored objects of a kind among ``keys`` (one query
+        per DELETE_BATCH names): what a writer of many objects needs to know of them."""
+        wanted = set(keys)
+        names = list({name for _, name in wanted})
+        found: dict[tuple[str, str], str] = {}
+        for chunk in _batches(names, DELETE_BATCH):
+            rows = self._objects().filter(kind=kind, name__in=chunk).order_by()
+            for namespace, name, uid in rows.values_list("namespace", "name", "uid"):
+                if (namespace, name) in wanted:
+                    found[(namespace, name)] = uid
+        return found
+
     def kinds(self) -> list[str]:
         return sorted(self._objects().order_by().values_list("kind", flat=True).distinct())
 

@@ -68,7 +68,8 @@ class ControlPlane:
             if not os.access(self.assets / binary, os.X_OK):
                 raise ControlPlaneError(f"{ASSETS_ENV}={self.assets} has no executable {binary}")
         self._write_files()
-        etcd_port, peer_port, self.port = _free_ports(3)
+        etcd_port, peer_port, free = _free_ports(3)
+        self.port = self.port or free  # a benchmark may name kube-apiserver's port
         self._spawn("etcd", self._etcd_args(etcd_port, peer_port))
         self._spawn("kube-apiserver", self._apiserver_args(etcd_port))
         self._wait_ready()
@@ -77,13 +78,7 @@ class ControlPlane:
     def stop(self) -> None:
         """SIGTERM kube-apiserver, then etcd, each killed if still running after 20 s."""
         for process in reversed(self.processes):
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)
         self.processes.clear()
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -186,6 +181,17 @@ class ControlPlane:
         raise ControlPlaneError(
             f"kube-apiserver not ready after {START_SECONDS} s:\n{self.log_tail()}"
         )
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL if it is still running after STOP_SECONDS."""
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _free_ports(count: int) -> list[int]:

@@ -12,6 +12,8 @@ import time
 from urllib.parse import parse_qs
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from kubernetes.client import CoreV1Api
 
 from framework.util.clock import FakeClock
@@ -621,3 +623,47 @@ def test_the_lag_is_the_time_since_a_stream_not_watching_heard_from_the_server(
     assert mirror.status() == "failing"
     mirror.clock.step(10.0)
     assert mirror.lag() == 10.0
+
+
+def test_a_burst_of_events_is_written_together_and_in_order(kube_api, connect, workspace):
+    """Watch events that arrived together are written in runs: upserts of distinct objects in
+    one insert of their changes, a deletion after them, an object named twice in a later run,
+    so the change log and the observers follow the events' order."""
+    mirror = connect(kinds=["Pod"])
+    mirror.sync()
+    stream = mirror.streams[0]
+    heard: list[tuple[str, str]] = []
+    mirror.observers.append(lambda event, obj: heard.append((event, obj["metadata"]["name"])))
+    created = [kube_api.create(pod(f"web-{i}")) for i in range(50)]
+    renamed = {**created[0], "metadata": {**created[0]["metadata"], "labels": {"tier": "b"}}}
+    renamed["metadata"]["resourceVersion"] = str(
+        int(created[-1]["metadata"]["resourceVersion"]) + 1
+    )
+    events = [{"type": "ADDED", "object": obj} for obj in created]
+    events += [
+        {"type": "MODIFIED", "object": renamed},
+        {"type": "DELETED", "object": created[1]},
+    ]
+    start = DatabaseCluster(workspace).latest_change_id()
+
+    with CaptureQueriesContext(connection) as queries:
+        mirror._apply_events(stream, events)
+
+    change_inserts = [
+        q for q in queries if q["sql"].startswith('INSERT INTO "workspaces_objectchange"')
+    ]
+    assert len(change_inserts) == 3  # 50 creates, the update, the deletion
+    assert changes(workspace, id__gt=start) == [
+        *(("ADDED", "Pod", f"web-{i}") for i in range(50)),
+        ("MODIFIED", "Pod", "web-0"),
+        ("DELETED", "Pod", "web-1"),
+    ]
+    assert heard == [
+        *(("ADDED", f"web-{i}") for i in range(50)),
+        ("MODIFIED", "web-0"),
+        ("DELETED", "web-1"),
+    ]
+    assert DatabaseCluster(workspace).get("Pod", "web-0", kube_api.namespace).labels == {
+        "tier": "b"
+    }
+    assert stream.resource_version == created[1]["metadata"]["resourceVersion"]

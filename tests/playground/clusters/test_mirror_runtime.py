@@ -23,6 +23,7 @@ from playground.scheduling import tasks as scheduling_tasks
 from playground.scheduling.embedded_worker import EmbeddedWorker
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
+from tests.kube.fixtures import LocalKubeApi
 from tests.playground.clusters.test_mirror import node, pod
 from tests.playground.clusters.test_second_scheduler import SELECTOR, configuration
 from tests.playground.clusters.test_second_scheduler import node as labelled_node
@@ -124,6 +125,34 @@ def test_the_runtime_follows_the_cluster_and_reports_its_state(kube_api, connect
     wait_until(lambda: names(workspace, "Node") == {"n1", "n2"}, "the new node is mirrored")
     wait_until(lambda: status_of(connection).kinds["Node"]["objects"] == 2, "it is counted")
     assert status_of(connection).lag_seconds < WATCH_SECONDS + 5
+
+
+def test_a_stopped_runtime_ends_its_quiet_watches_at_once_and_releases_its_lease(
+    kube_api, connection, runtimes
+):
+    """Stopping does not wait for a quiet watch's timeoutSeconds (here 300 s): its socket is
+    shut down. (Before, every stream's thread sat in its watch's read until the server ended
+    it, and a worker told to stop waited for them or was killed holding the lease.)"""
+    if isinstance(kube_api, LocalKubeApi):
+        kube_api.server.bookmark_interval = 300  # kube-apiserver's come a minute apart
+    kube_api.create(node("n1"))
+    start_mirroring(connection)
+    runtime = MirrorRuntime(connection.pk, "worker-a", watch_seconds=300, status_seconds=0.1)
+    assert runtime.start()
+    stop, ended = runtimes.run(runtime)
+    wait_until(
+        lambda: all(stream.watching for stream in runtime.mirror.streams), "every stream watches"
+    )
+
+    stop.set()
+    wait_until(lambda: ended, "the run ends")
+    runtime.stop()
+
+    assert ended == ["stopped"]
+    assert [t.name for t in runtime._threads if t.is_alive()] == []
+    assert not any(stream.watching for stream in runtime.mirror.streams)
+    assert MirrorLease.objects.get(connection=connection).holder == ""
+    assert state_of(connection) == "stopped"
 
 
 def test_a_failing_server_is_shown_with_the_kind_and_recovers(kube_api, connection, runtimes):
