@@ -141,6 +141,20 @@ def test_a_watch_sees_an_object_leave_its_selector_as_deleted(kube_api, core):
     stream.close()
 
 
+def test_a_watch_timeout_is_a_whole_number_of_seconds(kube_api, core):
+    with pytest.raises(ApiException) as refused:
+        core.list_namespaced_pod(kube_api.namespace, watch=True, timeout_seconds=1.5)
+    assert status(refused.value) == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'strconv.ParseInt: parsing "1.5": invalid syntax',
+        "reason": "BadRequest",
+        "code": 400,
+    }
+
+
 def test_bookmarks_arrive_with_the_current_revision(kube_api, core):
     if not isinstance(kube_api, LocalKubeApi):
         pytest.skip("kube-apiserver sends bookmarks once a minute (the test server: on demand)")
