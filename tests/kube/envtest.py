@@ -16,15 +16,17 @@ Three things a bare control plane does not do for the tests, done here through i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from kubernetes import config
 from kubernetes.client.exceptions import ApiException
 
-from tests.kube.apiserver import Rule
+from tests.kube.apiserver import Request, Rule
 from tests.kube.control_plane import USERS, ControlPlane
 from tests.kube.kubeconfig import kubeconfig
 from tests.kube.resources import Attributes
@@ -107,6 +109,25 @@ class OwnedCluster:
                     )
                 )
         return found
+
+    # --- the request log ------------------------------------------------------------------------
+
+    def audit_offset(self) -> int:
+        """Where the audit log ends now: a test's requests are those written after it."""
+        log = self.plane.audit_log
+        return log.stat().st_size if log.exists() else 0
+
+    def requests_since(self, offset: int) -> list[Request]:
+        """The test users' requests from kube-apiserver's audit log, in the order received
+        (a watch as soon as its response started). The log keeps no content type."""
+        found: dict[str, Request] = {}
+        with self.plane.audit_log.open("rb") as log:
+            log.seek(offset)
+            for line in log:
+                with contextlib.suppress(ValueError):
+                    event = json.loads(line)
+                    found.setdefault(event["auditID"], _request(event))
+        return list(found.values())
 
     # --- cleanup -------------------------------------------------------------------------------
 
@@ -257,3 +278,19 @@ class OwnedCluster:
         }
         answer = self.rest("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)
         return bool(answer["status"].get("allowed"))
+
+
+_METHODS = {"create": "POST", "update": "PUT", "patch": "PATCH", "delete": "DELETE"}
+
+
+def _request(event: dict) -> Request:
+    url = urlsplit(event["requestURI"])
+    verb = event["verb"]
+    return Request(
+        method=_METHODS.get(verb, "DELETE" if verb == "deletecollection" else "GET"),
+        path=url.path,
+        query=url.query,
+        user=event["user"]["username"],
+        code=(event.get("responseStatus") or {}).get("code", 0),
+        body=event.get("requestObject"),
+    )
