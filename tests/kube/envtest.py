@@ -76,7 +76,7 @@ class OwnedCluster:
         for user in USERS:
             self._bind(user, "cluster-admin")
         self._wait_for_policy([(user, Attributes("create", "", "pods"), True) for user in USERS])
-        self.baseline = set(self._keys())
+        self.baseline = set(self.keys())
 
     # --- REST ----------------------------------------------------------------------------------
 
@@ -141,7 +141,8 @@ class OwnedCluster:
             and r.name not in NOT_SWEPT
         ]
 
-    def _keys(self, resources: list[ApiResource] | None = None) -> Iterable[tuple[str, str, str]]:
+    def keys(self, resources: list[ApiResource] | None = None) -> Iterable[tuple[str, str, str]]:
+        """(collection path, namespace, name) of every object the sweep looks after."""
         for resource in resources or self._sweepable():
             for item in self.rest("GET", f"{resource.path}/{resource.name}")["items"]:
                 meta = item["metadata"]
@@ -153,7 +154,7 @@ class OwnedCluster:
         sweepable = self._sweepable()
         order = sorted(sweepable, key=lambda r: (not r.namespaced, r.name == "namespaces"))
         for resource in order:
-            for collection, namespace, name in self._keys([resource]):
+            for collection, namespace, name in self.keys([resource]):
                 if (collection, namespace, name) not in self.baseline:
                     self._delete(resource, namespace, name)
 
