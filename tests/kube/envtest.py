@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from kubernetes import config
 from kubernetes.client.exceptions import ApiException
+from kubernetes.dynamic import DynamicClient
 
 from tests.kube.apiserver import Request, Rule
 from tests.kube.control_plane import USERS, ControlPlane
@@ -72,6 +73,8 @@ class OwnedCluster:
             kubeconfig(plane.url, plane.certificates.ca_pem, plane.fixture_token, "fixture", "x")
         )
         self.resources = self._discover()
+        self.dynamic = DynamicClient(self.client)
+        """One discovery for the whole session, shared by every test's ``kube_api``."""
         self.denied: dict[str, list[Rule]] = {}
         for user in USERS:
             self._bind(user, "cluster-admin")

@@ -180,6 +180,7 @@ class RealKubeApi(KubeApi):
         self.ca_pem = _ca_pem(cluster, Path(path).parent)
         self.token = user.get("token", "")
         self.admin = config.new_client_from_config_dict(self.raw)
+        self._discovered: DynamicClient | None = None
         self.created: list[dict] = []
         self.namespace = f"{PREFIX}{secrets.token_hex(3)}"
         self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
@@ -238,7 +239,7 @@ class RealKubeApi(KubeApi):
         return self._dynamic(resource).get(name=name, namespace=namespace or None).to_dict()
 
     def _dynamic(self, resource):
-        if getattr(self, "_discovered", None) is None:
+        if self._discovered is None:
             self._discovered = DynamicClient(self.admin)
         return self._discovered.resources.get(api_version=resource.api_version, kind=resource.kind)
 
@@ -307,6 +308,7 @@ class ControlPlaneKubeApi(RealKubeApi):
         self.token = plane.tokens["admin"]
         self.raw = kubeconfig(self.url, self.ca_pem, self.token, "admin", "test")
         self.admin = cluster.client
+        self._discovered = cluster.dynamic
         self.created = []
         self.audit_offset = cluster.audit_offset()
         self.namespace = f"{PREFIX}{secrets.token_hex(3)}"
@@ -369,6 +371,7 @@ def kube_control_plane() -> Iterator[OwnedCluster]:
     try:
         yield cluster
     finally:
+        cluster.client.close()
         plane.stop()
 
 

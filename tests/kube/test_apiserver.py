@@ -515,6 +515,8 @@ def test_events_created_through_events_k8s_io_read_back_as_core_events(kube_api,
 def test_the_real_cluster_stand_in_works_through_the_client_on_pg_test_objects_only(
     kube_api, tmp_path
 ):
+    if type(kube_api) is RealKubeApi:
+        pytest.skip("makes a node not named pg-test-*, which the guard refuses on your cluster")
     path = tmp_path / "kubeconfig"
     path.write_text(kube_api.kubeconfig_text())
     kube_api.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "not-ours"}})
