@@ -365,7 +365,7 @@ def kube_control_plane() -> Iterator[OwnedCluster]:
     except (ControlPlaneError, OSError, ApiException, TimeoutError) as err:
         plane.stop()
         pytest.exit(
-            f"{ASSETS_ENV}={assets} is set but kube-apiserver could not start: {err}",
+            f"{ASSETS_ENV} is set but kube-apiserver could not start: {err}",
             returncode=3,
         )
     try:
