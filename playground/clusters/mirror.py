@@ -56,7 +56,7 @@ logger = logging.getLogger(__name__)
 
 LIST_PAGE = 500
 """Objects per list request (``limit``); the rest come with ``continue``."""
-WATCH_SECONDS = 300.0
+WATCH_SECONDS = 300
 """timeoutSeconds of a watch: upstream's reflector picks 5 to 10 minutes."""
 WATCH_BATCH = 500
 """Watch events applied together at most: those that arrived while the previous ones were
@@ -65,6 +65,7 @@ HALT_CHECK_SECONDS = 0.2
 """How often a quiet watch looks whether the mirror was told to stop."""
 BACKOFF_SECONDS = 1.0
 BACKOFF_CAP_SECONDS = 60.0
+MAX_DOUBLINGS = 30
 GONE = 410
 
 ChangeObserver = Callable[[str, dict[str, Any]], None]
@@ -170,7 +171,7 @@ class Mirror:
         clock: Clock,
         *,
         kinds: Iterable[str] | None = None,
-        watch_seconds: float = WATCH_SECONDS,
+        watch_seconds: int = WATCH_SECONDS,
         backoff_seconds: float = BACKOFF_SECONDS,
         backoff_cap_seconds: float = BACKOFF_CAP_SECONDS,
     ) -> None:
@@ -178,7 +179,7 @@ class Mirror:
         self.workspace_id = workspace if isinstance(workspace, int) else workspace.pk
         self.api_client = api_client
         self.clock = clock
-        self.watch_seconds = watch_seconds
+        self.watch_seconds = whole_seconds(watch_seconds)
         self.backoff_seconds = backoff_seconds
         self.backoff_cap_seconds = backoff_cap_seconds
         self.label_selector = connection.label_selector.strip()
@@ -444,7 +445,7 @@ class Mirror:
             ("watch", "true"),
             ("allowWatchBookmarks", "true"),
             ("resourceVersion", stream.resource_version),
-            ("timeoutSeconds", _seconds(self.watch_seconds)),
+            ("timeoutSeconds", str(self.watch_seconds)),
         ]
         response = self._get(stream, query, read_timeout=self.watch_seconds + READ_TIMEOUT_SECONDS)
         stream.contact_at, stream.watching = self.clock.now(), True
@@ -627,7 +628,8 @@ class Mirror:
     def _failed(self, stream: Stream, err: BaseException, message: str = "") -> None:
         stream.error = message or describe(err, self.connection.server)
         stream.failures += 1
-        delay = min(self.backoff_cap_seconds, self.backoff_seconds * 2 ** (stream.failures - 1))
+        doublings = min(stream.failures - 1, MAX_DOUBLINGS)  # a float overflows past 1023
+        delay = min(self.backoff_cap_seconds, self.backoff_seconds * 2**doublings)
         stream.retry_at = self.clock.now() + delay
         logger.warning(
             "mirror of connection %s: %s failed (%s), retrying in %.0f s",
@@ -677,8 +679,12 @@ def _comparable(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {**manifest, "metadata": metadata}
 
 
-def _seconds(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
+def whole_seconds(value: float) -> int:
+    """A watch's timeoutSeconds: kube-apiserver parses it as an integer and answers ``1.5``
+    with 400 ``strconv.ParseInt: parsing "1.5": invalid syntax``."""
+    if not float(value).is_integer() or value < 1:
+        raise ValueError(f"watch_seconds: must be a whole number of seconds, at least 1: {value}")
+    return int(value)
 
 
 def _describe_key(key: Key) -> str:

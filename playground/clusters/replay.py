@@ -6,11 +6,12 @@ model and file format: the workspaces app never depends on the clusters app.
 
 Each line is written through ``DatabaseCluster``, the path the playground's object editor
 writes through, so the workspace's scheduler service sees the snapshot and every change as
-edits and schedules what they make pending. ADDED and MODIFIED store the object (creating or
-replacing it), DELETED deletes it if it is there. Between changes the replay waits, on an
-injected clock, until the change's time divided by the speed has passed since it began
-(``fastest``: no waiting). A mirrored workspace is never a target: its objects come from its
-cluster.
+edits and schedules what they make pending. ADDED stores the object checked and admitted as
+kube-apiserver creates it; MODIFIED stores the server's state as the mirror does (a pod being
+deleted gets a deletionTimestamp no client may write); DELETED deletes it if it is there.
+Between changes the replay waits, on an injected clock, until the change's time divided by
+the speed has passed since it began (``fastest``: no waiting). A mirrored workspace is never
+a target: its objects come from its cluster.
 
 The whole file is read and checked before anything is written: a truncated line or an unknown
 type is an error naming the line, and the workspace is left as it was.
@@ -29,6 +30,7 @@ from typing import Any
 from django.utils import timezone
 
 from framework.api.errors import ObjectError
+from framework.api.loader import parse_object
 from framework.cluster.interface import NotFoundError
 from framework.util.clock import Clock, RealClock
 from playground.clusters.models import ClusterConnection, Recording, Replay
@@ -170,6 +172,10 @@ class Replayer:
         try:
             if change.type == DELETED:
                 self._delete(change.object)
+            elif change.type == MODIFIED:
+                # The server's own state, which no client may send as an update (a pod's
+                # deletionTimestamp, written before it goes): applied as the mirror applies it.
+                self.cluster.add(parse_object(change.object))
             else:
                 self.cluster.add(change.object)
         except ObjectError as err:

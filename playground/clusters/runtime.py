@@ -68,7 +68,7 @@ class MirrorRuntime:
         task_id: str = "",
         clock: Clock | None = None,
         lease_seconds: float | None = None,
-        watch_seconds: float | None = None,
+        watch_seconds: int | None = None,
         status_seconds: float = STATUS_SECONDS,
         client_of: Callable[[ClusterConnection], ApiClient] = api_client,
     ) -> None:
@@ -77,7 +77,7 @@ class MirrorRuntime:
         self.task_id = task_id
         self.clock = clock or RealClock()
         self.lease_seconds = float(lease_seconds or settings.MIRROR_LEASE_SECONDS)
-        self.watch_seconds = float(watch_seconds or settings.MIRROR_WATCH_SECONDS)
+        self.watch_seconds = watch_seconds or settings.MIRROR_WATCH_SECONDS
         self.status_seconds = status_seconds
         self.client_of = client_of
         self.generation: int | None = None

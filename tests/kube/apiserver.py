@@ -350,7 +350,7 @@ class _Handler(BaseHTTPRequestHandler):
     def stream_watch(self, resource: Resource, namespace: str, query: dict, match) -> None:
         """Serve a chunked watch until its timeout, a fault, or the client leaving."""
         watch = Watch(self)
-        deadline = time.monotonic() + float(query.get("timeoutSeconds") or DEFAULT_WATCH_SECONDS)
+        deadline = time.monotonic() + int(query.get("timeoutSeconds") or DEFAULT_WATCH_SECONDS)
         bookmarks = parse_bool(query.get("allowWatchBookmarks"))
         rv = query.get("resourceVersion", "")
         start = None if rv in ("", "0") else _parse_rv(rv)

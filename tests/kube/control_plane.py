@@ -11,6 +11,7 @@ compaction. One is shared by a whole test session; ``stop`` ends both gracefully
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import shutil
@@ -34,6 +35,13 @@ FIXTURE_USER = "pg-test-fixture"
 """The fixture's own identity (``system:masters``): setup, checks and cleanup."""
 USERS = ("admin", *(f"user-{n}" for n in range(1, 9)))
 """The users tests act as; each is bound to cluster-admin until a test denies it something."""
+AUDIT_POLICY = {
+    "apiVersion": "audit.k8s.io/v1",
+    "kind": "Policy",
+    "omitStages": ["RequestReceived"],
+    "rules": [{"level": "Request", "users": list(USERS)}, {"level": "None"}],
+}
+"""Every request of the test users, with its body: the tests' request log (``requests``)."""
 START_SECONDS = 90
 STOP_SECONDS = 20
 SERVICE_RANGE = "10.0.0.0/24"
@@ -57,6 +65,10 @@ class ControlPlane:
     @property
     def url(self) -> str:
         return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def audit_log(self) -> Path:
+        return self.folder / "audit.log"
 
     @property
     def fixture_token(self) -> str:
@@ -111,6 +123,7 @@ class ControlPlane:
         lines = [f'{self.tokens[FIXTURE_USER]},{FIXTURE_USER},{FIXTURE_USER},"system:masters"']
         lines += [f"{self.tokens[user]},{user},{user}" for user in USERS]
         (folder / "tokens.csv").write_text("\n".join(lines) + "\n")
+        (folder / "audit-policy.json").write_text(json.dumps(AUDIT_POLICY))
 
     def _etcd_args(self, client_port: int, peer_port: int) -> list[str]:
         return [
@@ -141,6 +154,9 @@ class ControlPlane:
             # No service-account controller and no node lifecycle controller run here.
             "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
             "--etcd-compaction-interval=0",
+            f"--audit-policy-file={folder / 'audit-policy.json'}",
+            f"--audit-log-path={self.audit_log}",
+            "--audit-log-format=json",
             "--allow-privileged=true",
         ]
 

@@ -16,15 +16,18 @@ Three things a bare control plane does not do for the tests, done here through i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from kubernetes import config
 from kubernetes.client.exceptions import ApiException
+from kubernetes.dynamic import DynamicClient
 
-from tests.kube.apiserver import Rule
+from tests.kube.apiserver import Request, Rule
 from tests.kube.control_plane import USERS, ControlPlane
 from tests.kube.kubeconfig import kubeconfig
 from tests.kube.resources import Attributes
@@ -73,11 +76,13 @@ class OwnedCluster:
             kubeconfig(plane.url, plane.certificates.ca_pem, plane.fixture_token, "fixture", "x")
         )
         self.resources = self._discover()
+        self.dynamic = DynamicClient(self.client)
+        """One discovery for the whole session, shared by every test's ``kube_api``."""
         self.denied: dict[str, list[Rule]] = {}
         for user in USERS:
             self._bind(user, "cluster-admin")
         self._wait_for_policy([(user, Attributes("create", "", "pods"), True) for user in USERS])
-        self.baseline = set(self._keys())
+        self.baseline = set(self.keys())
 
     # --- REST ----------------------------------------------------------------------------------
 
@@ -111,6 +116,25 @@ class OwnedCluster:
                 )
         return found
 
+    # --- the request log ------------------------------------------------------------------------
+
+    def audit_offset(self) -> int:
+        """Where the audit log ends now: a test's requests are those written after it."""
+        log = self.plane.audit_log
+        return log.stat().st_size if log.exists() else 0
+
+    def requests_since(self, offset: int) -> list[Request]:
+        """The test users' requests from kube-apiserver's audit log, in the order received
+        (a watch as soon as its response started). The log keeps no content type."""
+        found: dict[str, Request] = {}
+        with self.plane.audit_log.open("rb") as log:
+            log.seek(offset)
+            for line in log:
+                with contextlib.suppress(ValueError):
+                    event = json.loads(line)
+                    found.setdefault(event["auditID"], _request(event))
+        return list(found.values())
+
     # --- cleanup -------------------------------------------------------------------------------
 
     def _sweepable(self) -> list[ApiResource]:
@@ -123,7 +147,8 @@ class OwnedCluster:
             and r.name not in NOT_SWEPT
         ]
 
-    def _keys(self, resources: list[ApiResource] | None = None) -> Iterable[tuple[str, str, str]]:
+    def keys(self, resources: list[ApiResource] | None = None) -> Iterable[tuple[str, str, str]]:
+        """(collection path, namespace, name) of every object the sweep looks after."""
         for resource in resources or self._sweepable():
             for item in self.rest("GET", f"{resource.path}/{resource.name}")["items"]:
                 meta = item["metadata"]
@@ -135,7 +160,7 @@ class OwnedCluster:
         sweepable = self._sweepable()
         order = sorted(sweepable, key=lambda r: (not r.namespaced, r.name == "namespaces"))
         for resource in order:
-            for collection, namespace, name in self._keys([resource]):
+            for collection, namespace, name in self.keys([resource]):
                 if (collection, namespace, name) not in self.baseline:
                     self._delete(resource, namespace, name)
 
@@ -264,3 +289,19 @@ class OwnedCluster:
         }
         answer = self.rest("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)
         return bool(answer["status"].get("allowed"))
+
+
+_METHODS = {"create": "POST", "update": "PUT", "patch": "PATCH", "delete": "DELETE"}
+
+
+def _request(event: dict) -> Request:
+    url = urlsplit(event["requestURI"])
+    verb = event["verb"]
+    return Request(
+        method=_METHODS.get(verb, "DELETE" if verb == "deletecollection" else "GET"),
+        path=url.path,
+        query=url.query,
+        user=event["user"]["username"],
+        code=(event.get("responseStatus") or {}).get("code", 0),
+        body=event.get("requestObject"),
+    )

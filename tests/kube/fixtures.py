@@ -33,7 +33,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from tests.kube.apiserver import ApiServer, Rule
+from tests.kube.apiserver import ApiServer, Request, Rule
 from tests.kube.control_plane import ASSETS_ENV, USERS, ControlPlane, ControlPlaneError
 from tests.kube.envtest import OwnedCluster
 from tests.kube.kubeconfig import kubeconfig
@@ -70,6 +70,11 @@ class KubeApi:
             kubeconfig(self.url, ca_pem or self.ca_pem, token, user, context), sort_keys=False
         )
 
+    def revision(self) -> int:
+        """The server's current revision (etcd's, on a real server): what a list made now
+        would carry as its resourceVersion."""
+        raise NotImplementedError
+
     def client(self, user: str = "admin", **kubeconfig_args) -> ApiClient:
         """An ApiClient configured from kubeconfig_text, as the product loads a kubeconfig."""
         text = self.kubeconfig_text(user, **kubeconfig_args)
@@ -96,6 +101,9 @@ class LocalKubeApi(KubeApi):
     @property
     def store(self):
         return self.server.store
+
+    def revision(self) -> int:
+        return self.store.rv
 
     def token_for(self, user: str) -> str:
         if user not in self.users:
@@ -172,6 +180,7 @@ class RealKubeApi(KubeApi):
         self.ca_pem = _ca_pem(cluster, Path(path).parent)
         self.token = user.get("token", "")
         self.admin = config.new_client_from_config_dict(self.raw)
+        self._discovered: DynamicClient | None = None
         self.created: list[dict] = []
         self.namespace = f"{PREFIX}{secrets.token_hex(3)}"
         self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
@@ -221,20 +230,26 @@ class RealKubeApi(KubeApi):
         items = self._dynamic(resource).get(namespace=namespace).to_dict()["items"]
         return [item for item in items if _ours(item, resource.namespaced)]
 
+    def revision(self) -> int:
+        namespaces = self._dynamic(resource_for_kind("Namespace")).get(limit=1)
+        return int(namespaces.metadata.resourceVersion)
+
     def get(self, kind: str, name: str, namespace: str = "", api_version: str | None = None):
         resource = resource_for_kind(kind, api_version)
         return self._dynamic(resource).get(name=name, namespace=namespace or None).to_dict()
 
     def _dynamic(self, resource):
-        if getattr(self, "_discovered", None) is None:
+        if self._discovered is None:
             self._discovered = DynamicClient(self.admin)
         return self._discovered.resources.get(api_version=resource.api_version, kind=resource.kind)
 
-    def _fault(self, *args, **kwargs):
+    def _fault(self):
         pytest.skip("fault injection needs the test API server, not a real cluster")
 
-    drop_watches = compact = restart = stop = start = slow = deny = _fault
-    allow_all = expire_token = expire_watches = _fault
+    # Properties, so that naming one skips the test where it is named: a test that hands
+    # ``kube_api.restart`` to a thread skips before the thread starts.
+    drop_watches = compact = restart = stop = start = slow = deny = property(_fault)
+    allow_all = expire_token = expire_watches = property(_fault)
 
     @property
     def requests(self):
@@ -293,7 +308,9 @@ class ControlPlaneKubeApi(RealKubeApi):
         self.token = plane.tokens["admin"]
         self.raw = kubeconfig(self.url, self.ca_pem, self.token, "admin", "test")
         self.admin = cluster.client
+        self._discovered = cluster.dynamic
         self.created = []
+        self.audit_offset = cluster.audit_offset()
         self.namespace = f"{PREFIX}{secrets.token_hex(3)}"
         self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
 
@@ -314,6 +331,11 @@ class ControlPlaneKubeApi(RealKubeApi):
 
     def allow_all(self) -> None:
         self.cluster.allow_all()
+
+    @property
+    def requests(self) -> list[Request]:
+        """The test users' requests since the test began, from the audit log."""
+        return self.cluster.requests_since(self.audit_offset)
 
     def close(self) -> None:
         """Everything the test made goes, and every user may do everything again."""
@@ -343,12 +365,13 @@ def kube_control_plane() -> Iterator[OwnedCluster]:
     except (ControlPlaneError, OSError, ApiException, TimeoutError) as err:
         plane.stop()
         pytest.exit(
-            f"{ASSETS_ENV}={assets} is set but kube-apiserver could not start: {err}",
+            f"{ASSETS_ENV} is set but kube-apiserver could not start: {err}",
             returncode=3,
         )
     try:
         yield cluster
     finally:
+        cluster.client.close()
         plane.stop()
 
 

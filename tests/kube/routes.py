@@ -7,6 +7,7 @@ gets the same message.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tests.kube.resources import (
@@ -147,6 +148,8 @@ class Router:
                 "status": "Success",
                 "code": 201,
             }
+        if verb in ("list", "watch"):
+            self._check_integers("timeoutSeconds", "limit")
         if verb == "get":
             return 200, self.store.get(resource, ns, name)
         if verb == "list":
@@ -166,6 +169,13 @@ class Router:
         if verb == "delete":
             return 200, self.store.delete(resource, ns, name, self._delete_options())
         return 200, self._delete_collection(resource, ns)
+
+    def _check_integers(self, *names: str) -> None:
+        """ListOptions' integers, decoded as Go's strconv.ParseInt does."""
+        for name in names:
+            text = self.query.get(name)
+            if text is not None and not re.fullmatch(r"[+-]?[0-9]+", text):
+                raise bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax')
 
     def _object(self) -> dict:
         if not isinstance(self.body, dict):

@@ -194,13 +194,14 @@ def test_a_recording_holds_the_snapshot_then_every_change_in_order(recorded, kub
         ("ADDED", "Pod", "web-3"),
         ("DELETED", "Pod", "web-2"),
         ("MODIFIED", "Pod", "web-1"),
+        ("MODIFIED", "Pod", "web-2"),  # its deletionTimestamp, written before it goes
     ]
     times = [line["t"] for line in lines[3:]]
     assert times == sorted(times) and times[0] >= 0
     assert lines[3 + written.index(("MODIFIED", "Pod", "web-1"))]["object"]["metadata"][
         "labels"
     ] == {"app": "web", "tier": "a"}
-    assert (recording.objects_at_start, recording.events) == (3, 4)
+    assert (recording.objects_at_start, recording.events) == (3, 5)
     assert recording.stopped_at is not None and recording.error == ""
     assert stored_names(workspace, "Pod") == {f"{ns}/web-1", f"{ns}/web-3"}
 
@@ -266,7 +267,7 @@ def test_a_replay_ends_as_the_mirrored_workspace_through_the_same_changes(
     replay = Replay.objects.create(recording=recording, workspace=target, speed="fastest")
     run_replay(replay)
     replay.refresh_from_db()
-    assert (replay.state, replay.error, replay.applied, replay.total) == ("done", "", 7, 7)
+    assert (replay.state, replay.error, replay.applied, replay.total) == ("done", "", 8, 8)
     assert replay.finished_at is not None
     assert specs(target) == specs(workspace)
     snapshot = [("ADDED", "Node", "n1"), ("ADDED", "Pod", "web-1"), ("ADDED", "Pod", "web-2")]

@@ -32,7 +32,7 @@ from tests.playground.clusters.test_second_scheduler import pod as labelled_pod
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LEASE_SECONDS = 1.5
-WATCH_SECONDS = 1.0
+WATCH_SECONDS = 1
 STATUS_SECONDS = 0.1
 DEADLINE_SECONDS = 60.0
 

@@ -47,7 +47,7 @@ SCHEDULER = "pg-test-scheduler"
 LABEL = {"pg-test": "second-scheduler"}
 SELECTOR = "pg-test=second-scheduler"
 DEADLINE = 120.0
-WATCH_SECONDS = 1.0
+WATCH_SECONDS = 1
 
 
 def configuration(namespace: str, permit: bool = False) -> str:
@@ -341,7 +341,8 @@ def test_a_pod_that_fits_nowhere_gets_failed_scheduling_and_its_condition(kube_a
     assert condition["reason"] == "Unschedulable" and condition["message"] == attempt.message
     patch = next(r for r in kube_api.requests if r.path.endswith("/pods/huge/status"))
     assert patch.method == "PATCH"
-    assert patch.content_type == "application/strategic-merge-patch+json"
+    if isinstance(kube_api, LocalKubeApi):  # kube-apiserver's audit log keeps no content type
+        assert patch.content_type == "application/strategic-merge-patch+json"
     assert binds(kube_api, live) == Counter()
 
 
@@ -494,14 +495,14 @@ def test_two_instances_never_both_bind_and_the_other_takes_over_after_lease_dura
         kube_api.create(node(f"n{i}"))
     for i in range(20):
         kube_api.create(pod(f"first-{i:02}"))
-    a, b = instances("a", api_user="pg-a"), instances("b", api_user="pg-b")
+    a, b = instances("a", api_user="user-1"), instances("b", api_user="user-2")
     a.start()
     b.start()
     drive(a, b, until=lambda: all_bound(kube_api))
 
     assert scheduled_by(a) == 20 and scheduled_by(b) == 0  # a took the Lease; b never bound
     if isinstance(kube_api, LocalKubeApi):
-        assert {r.user for r in binding_requests(kube_api)} == {"pg-a"}
+        assert {r.user for r in binding_requests(kube_api)} == {"user-1"}
     held = lease(kube_api)["spec"]
     assert held["holderIdentity"] == a.service.second.identity
     standby = SchedulerStatus.objects.get(workspace=b.workspace).standby
