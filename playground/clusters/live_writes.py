@@ -5,7 +5,9 @@ The second scheduler makes exactly these calls, through the official client:
 - **bind**: ``POST pods/{name}/binding`` with a Binding naming the pod's uid and the node
   (upstream's DefaultBinder). The server answers 201 with a Status, which the Python client
   cannot read as a V1Binding (kubernetes-client/python#825): the call is made with
-  ``_preload_content=False``.
+  ``_preload_content=False``, and so are the others (nothing here needs their answers). Each
+  answer is still read to its end (``_drained``): only then does urllib3 give the connection
+  back to its pool, and an answer left unread made every call open a new TLS connection.
 - **pod status**: a strategic-merge patch of ``pods/{name}/status`` holding the difference
   between the old and the new status, as upstream's ``util.PatchPodStatus`` computes it with
   ``CreateTwoWayMergePatch``: the PodScheduled condition (``lastTransitionTime`` moves only
@@ -44,6 +46,7 @@ class LiveWrites:
     """The API calls of kube-scheduler, on one cluster."""
 
     def __init__(self, api_client: ApiClient, clock: Clock, hostname: str | None = None) -> None:
+        self.client = api_client
         self.core = CoreV1Api(api_client)
         self.events = EventsV1Api(api_client)
         self.clock = clock
@@ -59,8 +62,10 @@ class LiveWrites:
             "target": {"kind": "Node", "name": node_name},
         }
         try:
-            self.core.create_namespaced_pod_binding(
-                name, namespace, binding, _preload_content=False
+            _drained(
+                self.core.create_namespaced_pod_binding(
+                    name, namespace, binding, _preload_content=False
+                )
             )
         except Exception as err:
             raise BindError(server_message(err)) from None
@@ -68,7 +73,11 @@ class LiveWrites:
     def patch_pod_status(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
         """Sends a strategic-merge patch of the pod's status (a dict is sent as one)."""
         try:
-            self.core.patch_namespaced_pod_status(name, namespace, patch, _preload_content=False)
+            _drained(
+                self.core.patch_namespaced_pod_status(
+                    name, namespace, patch, _preload_content=False
+                )
+            )
         except ApiException as err:
             if err.status == NOT_FOUND:
                 raise NotFoundError(server_message(err)) from None
@@ -76,7 +85,7 @@ class LiveWrites:
 
     def delete_pod(self, namespace: str, name: str) -> None:
         try:
-            self.core.delete_namespaced_pod(name, namespace, _preload_content=False)
+            _drained(self.core.delete_namespaced_pod(name, namespace, _preload_content=False))
         except ApiException as err:
             if err.status == NOT_FOUND:
                 raise NotFoundError(server_message(err)) from None
@@ -91,9 +100,11 @@ class LiveWrites:
         action: str,
         note: str,
         reporting_controller: str,
+        at: float | None = None,
     ) -> None:
-        """Creates the event; a failure is logged (upstream's recorder drops it too)."""
-        now = self.clock.now()
+        """Creates the event made at ``at`` (default: now); a failure is logged (upstream's
+        recorder drops it too)."""
+        now = self.clock.now() if at is None else at
         namespace = regarding.get("namespace") or "default"
         event = {
             "apiVersion": "events.k8s.io/v1",
@@ -114,7 +125,7 @@ class LiveWrites:
         if related is not None:
             event["related"] = related
         try:
-            self.events.create_namespaced_event(namespace, event, _preload_content=False)
+            _drained(self.events.create_namespaced_event(namespace, event, _preload_content=False))
         except Exception as err:
             logger.warning(
                 "event %s of %s/%s was not recorded: %s",
@@ -177,6 +188,12 @@ def _set_condition(
         return {"type": condition["type"], **changes}
     conditions.append(wanted)
     return dict(sorted(wanted.items()))
+
+
+def _drained(response: Any) -> None:
+    """Reads an answer to its end, which hands its connection back to the client's pool."""
+    response.drain_conn()
+    response.release_conn()
 
 
 def _time(seconds: float) -> str:

@@ -1,11 +1,14 @@
 """The pods/status patches the second scheduler sends: what upstream's PatchPodStatus
-(CreateTwoWayMergePatch of the old and new status) sends for the same change."""
+(CreateTwoWayMergePatch of the old and new status) sends for the same change; and the
+writes themselves, against the test API server (``kube_api``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from playground.clusters.live_writes import status_patch
+from framework.util.clock import RealClock
+from playground.clusters.connecting import target_from_text
+from playground.clusters.live_writes import LiveWrites, status_patch
 
 NOW = 1_800_000_000.0
 NOW_TEXT = "2027-01-15T08:00:00Z"
@@ -98,3 +101,41 @@ def condition(**fields) -> dict:
 )
 def test_the_patch_holds_only_what_changed(status, new_condition, nominated, want):
     assert status_patch(status, new_condition, nominated, NOW) == want
+
+
+def test_binds_events_and_status_patches_share_one_connection(kube_api):
+    """Each answer is read to its end, so the client's pool gets its connection back: a
+    burst of binds costs no TLS handshake per call (it did, and most of a bind's time)."""
+    client = target_from_text(kube_api.kubeconfig_text()).client()
+    writes = LiveWrites(client, RealClock())
+    names = [f"pg-test-writes-{i}" for i in range(5)]
+    with client:
+        for name in names:
+            kube_api.create(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {"name": name, "labels": {"pg-test": "live-writes"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+                }
+            )
+            uid = kube_api.get("Pod", name, kube_api.namespace)["metadata"]["uid"]
+            nominating = {"status": {"nominatedNodeName": "pg-test-node"}}
+            writes.patch_pod_status(kube_api.namespace, name, nominating)
+            writes.bind(kube_api.namespace, name, uid, "pg-test-node")
+            regarding = {"apiVersion": "v1", "kind": "Pod", "namespace": kube_api.namespace}
+            writes.create_event(
+                {**regarding, "name": name, "uid": uid},
+                None,
+                "Normal",
+                "Scheduled",
+                "Binding",
+                f"Successfully assigned {kube_api.namespace}/{name} to pg-test-node",
+                "pg-test-scheduler",
+            )
+        pools = client.rest_client.pool_manager.pools
+        keys = pools.keys()  # the container cannot be iterated itself
+        opened = sum(pools[key].num_connections for key in keys)
+    placed = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in kube_api.objects("Pod")}
+    assert all(placed[name] == "pg-test-node" for name in names)
+    assert opened == 1
