@@ -11,23 +11,33 @@ playground's pages.
 
 ``LiveCluster`` is the database's (the binding tasks bind through it); ``LiveInformerCluster``
 the scheduler service's, with its reads from memory.
+
+A binding task binds a batch of pods inside ``binding_batch``: the pods are read in one query,
+and the Scheduled events of the batch are sent once its binds are done (kube-scheduler's event
+broadcaster sends them off the binding path too) and stored in one insert.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
 from framework.api.loader import parse_object
+from framework.api.pod import Pod
 from framework.cluster.interface import NotFoundError
 from framework.plugins.dynamicresources.pod_claims import RESOURCE_CLAIM_KIND
 from playground.clusters.live_claims import ClaimWriteError, ClaimWrites
 from playground.clusters.live_writes import NOT_FOUND, LiveWrites, server_message, status_patch
 from playground.scheduling.informer import InformerCluster
-from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.cluster import DatabaseCluster, PodKey
+from playground.workspaces.models import KubeEvent
+
+EventCall = tuple[tuple[Any, ...], KubeEvent]
+"""An event to send (``LiveWrites.create_event``'s arguments) and its row in the workspace."""
 
 
 class LiveCluster(DatabaseCluster):
@@ -39,6 +49,28 @@ class LiveCluster(DatabaseCluster):
         super().__init__(workspace_id)
         if writes is not None:  # LiveInformerCluster sets it before InformerCluster calls here
             self.writes = writes
+        self._known: dict[PodKey, Pod] = {}
+        """The pods of the open ``binding_batch``, as read when it opened."""
+        self._deferred: list[EventCall] | None = None
+        """Events recorded in the open ``binding_batch``, sent when it ends."""
+
+    def get(self, kind: str, name: str, namespace: str = "") -> Any | None:
+        known = self._known.get((namespace, name)) if kind == "Pod" else None
+        return known if known is not None else super().get(kind, name, namespace)
+
+    @contextmanager
+    def binding_batch(self, pods: Iterable[PodKey]) -> Iterator[dict[PodKey, Pod]]:
+        """Binds made inside go to the API server one by one, at once; yields the stored pods
+        named by ``pods`` (read in one query). The events recorded inside are sent when the
+        block ends, even by an error: the binds made before it stand."""
+        rows = self._pod_rows(list(pods))
+        self._known = {key: self._parse_row(row) for key, row in rows.items()}
+        self._deferred = []
+        try:
+            yield dict(self._known)
+        finally:
+            deferred, self._deferred, self._known = self._deferred, None, {}
+            self._send_events(deferred)
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
         self.writes.bind(namespace, name, uid, node_name)
@@ -121,7 +153,7 @@ class LiveCluster(DatabaseCluster):
         # The recorder is the profile's of the pod being scheduled: the regarding pod, or the
         # preemptor (``related``) when a victim is regarded.
         scheduling = self._scheduler_name(event.get("related") or event["regarding"])
-        self.writes.create_event(
+        call = (
             regarding,
             related,
             event.get("type", ""),
@@ -129,8 +161,17 @@ class LiveCluster(DatabaseCluster):
             event.get("action", ""),
             event.get("note", ""),
             scheduling,
+            event.get("time"),
         )
-        super().record_event(event)
+        if self._deferred is not None:
+            self._deferred.append((call, self._event_row(event)))
+        else:
+            self._send_events([(call, self._event_row(event))])
+
+    def _send_events(self, events: list[EventCall]) -> None:
+        for call, _ in events:
+            self.writes.create_event(*call)
+        KubeEvent.objects.bulk_create(row for _, row in events)
 
     def _reference(self, ref: dict[str, Any]) -> dict[str, Any]:
         """An ObjectReference as client-go's ``GetReference`` makes one for a pod (without its

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -205,20 +205,16 @@ def _bind_in_cluster(requests: list[BindingRequest]) -> list[_Cycle]:
         why = LOST_LEASE
     if why:
         return _failed(cycles, why)
-    cfg = configuration(first.workspace_id, first.revision)
     try:
-        client = api_client(connection)
+        binder = _live_binder(connection, first.workspace_id, first.revision)
     except Exception as err:  # a key or kubeconfig problem: its message names no secret
         return _failed(cycles, f"the connection cannot be used: {describe(err)}")
-    with client:
-        why = still_leads(client, first.lease, first.identity)
-        if why:
-            return _failed(cycles, why)
-        cluster = LiveCluster(first.workspace_id, LiveWrites(client, RealClock()))
-        binder = Scheduler.from_configuration(cfg, cluster, playground_registry())
+    why = still_leads(binder.cluster.writes.client, first.lease, first.identity)
+    if why:
+        return _failed(cycles, why)
+    with binder.cluster.binding_batch(c.request.pod_key for c in cycles) as pods:
         for cycle in cycles:
-            stored = cluster.get("Pod", cycle.request.name, cycle.request.namespace)
-            cycle.status = _bind(binder, cycle, stored)
+            cycle.status = _bind(binder, cycle, pods.get(cycle.request.pod_key))
             if cycle.status is None and cycle.framework is not None:
                 _post_bind(cycle)
     return cycles
@@ -285,27 +281,55 @@ def _outcome(cycle: _Cycle) -> SchedulerCommand:
 
 
 class _Binders(threading.local):
-    """Schedulers that only bind, built once per thread, workspace and configuration."""
+    """Schedulers that only bind, built once per thread, workspace and configuration (and, for
+    the second scheduler, connection and credentials: their client's connections to the API
+    server are kept open for the next batch, as kube-scheduler keeps its client's)."""
 
     def __init__(self) -> None:
-        self.by_key: OrderedDict[tuple[int, int | None], Scheduler] = OrderedDict()
+        self.by_key: OrderedDict[tuple[Any, ...], Scheduler] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...], build: Callable[[], Scheduler]) -> Scheduler:
+        binder = self.by_key.get(key)
+        if binder is None:
+            binder = self.by_key[key] = build()
+            while len(self.by_key) > BINDERS_KEPT:
+                _, dropped = self.by_key.popitem(last=False)
+                if isinstance(dropped.cluster, LiveCluster):
+                    dropped.cluster.writes.client.close()
+        self.by_key.move_to_end(key)
+        return binder
 
 
 _binders = _Binders()
 
 
 def _binder(workspace_id: int, revision: int | None) -> Scheduler:
-    key = (workspace_id, revision)
-    binder = _binders.by_key.get(key)
-    if binder is None:
+    def build() -> Scheduler:
         cfg = configuration(workspace_id, revision)
-        cluster = DatabaseCluster(workspace_id)
-        binder = Scheduler.from_configuration(cfg, cluster, playground_registry())
-        _binders.by_key[key] = binder
-        while len(_binders.by_key) > BINDERS_KEPT:
-            _binders.by_key.popitem(last=False)
-    _binders.by_key.move_to_end(key)
-    return binder
+        return Scheduler.from_configuration(
+            cfg, DatabaseCluster(workspace_id), playground_registry()
+        )
+
+    return _binders.get((workspace_id, revision), build)
+
+
+def _live_binder(
+    connection: ClusterConnection, workspace_id: int, revision: int | None
+) -> Scheduler:
+    """The binding scheduler of a linked workspace, writing through the connection's client
+    (a new one when the connection's credentials changed)."""
+    credentials = (
+        connection.in_cluster,
+        connection.kubeconfig_encrypted,
+        connection.context,
+    )
+
+    def build() -> Scheduler:
+        cfg = configuration(workspace_id, revision)
+        cluster = LiveCluster(workspace_id, LiveWrites(api_client(connection), RealClock()))
+        return Scheduler.from_configuration(cfg, cluster, playground_registry())
+
+    return _binders.get((workspace_id, revision, connection.pk, credentials), build)
 
 
 def configuration(workspace_id: int, revision: int | None) -> Any:

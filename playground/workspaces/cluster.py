@@ -467,8 +467,16 @@ class DatabaseCluster:
 
     def record_event(self, event: dict[str, Any]) -> None:
         """Stores a Kubernetes Event (Scheduled, FailedScheduling, Preempted...)."""
+        row = self._event_row(event)
+        if self._batch is not None:
+            self._batch.events.append(row)
+        else:
+            row.save()
+
+    def _event_row(self, event: dict[str, Any]) -> KubeEvent:
+        """The workspace's row of an event (not saved)."""
         regarding = event.get("regarding") or {}
-        row = KubeEvent(
+        return KubeEvent(
             workspace_id=self.workspace_id,
             regarding_kind=regarding.get("kind", ""),
             regarding_namespace=regarding.get("namespace", ""),
@@ -478,10 +486,6 @@ class DatabaseCluster:
             action=event.get("action", ""),
             note=event.get("note", ""),
         )
-        if self._batch is not None:
-            self._batch.events.append(row)
-        else:
-            row.save()
 
     # ------------------------------------------------------------------------------------------
     # Rows and parsing

@@ -28,7 +28,7 @@ from playground.clusters.connecting import api_client
 from playground.clusters.leader import micro_time
 from playground.clusters.mirror import Mirror
 from playground.clusters.models import ClusterConnection
-from playground.scheduling.binding import SECOND_SCHEDULER_OFF, run_bindings
+from playground.scheduling.binding import SECOND_SCHEDULER_OFF, _live_binder, run_bindings
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import (
@@ -317,6 +317,52 @@ def test_200_pods_on_50_nodes_land_where_simulate_puts_them(kube_api, instances,
     # The workspace keeps the events for its pages, and the mirror brought the binds back.
     assert KubeEvent.objects.filter(workspace=live.workspace, reason="Scheduled").count() == 200
     drive(live, until=lambda: _mirrored_bound(live) == 200)
+
+
+def test_a_binding_task_binds_its_pods_then_sends_and_stores_their_events(kube_api, instances):
+    """kube-scheduler's broadcaster sends events off the binding path: a binding task sends the
+    Scheduled events of its batch once the batch's binds are done, and stores them together."""
+    for i in range(3):
+        kube_api.create(node(f"n{i}"))
+    for i in range(30):
+        kube_api.create(pod(f"p{i:02}"))
+    live = instances("a")
+    live.start()
+    deadline = time.monotonic() + DEADLINE
+    while len(live.requests) < 30:
+        assert time.monotonic() < deadline
+        live.service.tick()  # the binding requests are kept, not run
+    batch, live.requests = live.requests, []
+    run_bindings(batch)
+
+    assert set(binds(kube_api, live).values()) == {1} and len(binds(kube_api, live)) == 30
+    notes = {e["regarding"]["name"]: e["note"] for e in events(kube_api, "Scheduled")}
+    assert notes == {
+        name: f"Successfully assigned {kube_api.namespace}/{name} to {node_name}"
+        for name, node_name in placements(kube_api).items()
+    }
+    stored = KubeEvent.objects.filter(workspace=live.workspace, reason="Scheduled")
+    assert sorted(stored.values_list("regarding_name", flat=True)) == sorted(notes)
+    if isinstance(kube_api, LocalKubeApi):  # the request log exists only there
+        posts = [r.path for r in kube_api.requests if r.method == "POST"]
+        last_bind = max(i for i, path in enumerate(posts) if path.endswith("/binding"))
+        first_event = min(i for i, path in enumerate(posts) if path.endswith("/events"))
+        assert last_bind < first_event
+
+
+def test_binding_tasks_keep_their_client_until_the_credentials_change(kube_api, instances):
+    """Each batch reuses the binder (and its client's open connections) built for the
+    workspace, configuration and connection; new credentials get a new one."""
+    live = instances("a")
+    workspace_id = live.workspace.pk
+    binder = _live_binder(live.connection, workspace_id, 1)
+    assert _live_binder(live.connection, workspace_id, 1) is binder
+    assert _live_binder(live.connection, workspace_id, None) is not binder
+    live.connection.set_kubeconfig(kube_api.kubeconfig_text(user="user-1"))
+    live.connection.save()
+    renewed = _live_binder(live.connection, workspace_id, 1)
+    assert renewed is not binder
+    assert renewed.cluster.writes.client is not binder.cluster.writes.client
 
 
 def _mirrored_bound(instance: Instance) -> int:
