@@ -503,15 +503,22 @@ class DatabaseCluster:
     def _pod_rows(self, keys: list[PodKey]) -> dict[PodKey, ClusterObject]:
         if not keys:
             return {}
-        names = {name for _, name in keys}
-        rows = self._objects().filter(kind="Pod", name__in=names).order_by()
+        namespaces, names = {ns for ns, _ in keys}, {name for _, name in keys}
+        rows = self._objects().filter(kind="Pod", namespace__in=namespaces, name__in=names)
+        rows = rows.order_by()
         wanted = set(keys)
         return {key: row for row in rows if (key := (row.namespace, row.name)) in wanted}
 
     def _rows_by_key(self, objects: list[KubeObject]) -> dict[tuple[str, str, str], ClusterObject]:
+        # Every column of the unique key is constrained, so the database looks each object up
+        # in its index: without the namespaces, it read every object of the kinds named.
         rows = (
             self._objects()
-            .filter(kind__in={o.kind for o in objects}, name__in={o.name for o in objects})
+            .filter(
+                kind__in={o.kind for o in objects},
+                namespace__in={o.namespace for o in objects},
+                name__in={o.name for o in objects},
+            )
             .order_by()
         )
         wanted = {_key(o) for o in objects}

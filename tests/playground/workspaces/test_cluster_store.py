@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from framework.api.core import ObjectReference
 from framework.api.errors import ObjectError
@@ -346,3 +348,20 @@ def test_a_manifest_update_is_checked_against_the_stored_object(cluster):
         "metadata": {**stored.manifest["metadata"], "labels": {"a": "b"}},
     }
     assert cluster.update(labelled).metadata.labels == {"a": "b"}
+
+
+def test_objects_written_are_looked_up_by_their_whole_key(cluster):
+    """Kind, namespace and name: the unique key's index finds each object (without the
+    namespace, a pod's upsert read every pod of the workspace, 8 ms among 10,000)."""
+    cluster.add_many([make_pod(f"web-{i}") for i in range(3)])
+    with CaptureQueriesContext(connection) as queries:
+        cluster.add_many([make_pod("web-0", cpu="1"), make_pod("web-3")])
+        with cluster.binding_batch([("default", "web-1")]):
+            pass
+    lookups = [
+        q["sql"]
+        for q in queries
+        if q["sql"].startswith("SELECT") and '"workspaces_clusterobject"."name" IN' in q["sql"]
+    ]
+    assert len(lookups) == 2
+    assert all('"workspaces_clusterobject"."namespace" IN' in sql for sql in lookups)
