@@ -123,7 +123,15 @@ else:
             "NAME": os.getenv("SQLITE_PATH", str(VAR_DIR / "playground.sqlite3")),
             # IMMEDIATE: a transaction takes the write lock when it begins, so two writers
             # queue for it instead of failing with "database is locked" when both upgrade.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # WAL: readers never wait for the writer nor it for them, and a commit appends to
+            # the log without syncing the disk (NORMAL: a power cut may lose the last commits,
+            # never the file). The worker threads, the mirror and the pages all write at once;
+            # with the rollback journal each commit synced the disk twice, all under one lock.
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+            },
             # The test database is a file too (Django's default, ":memory:", is private to
             # one connection), so worker threads and a server process under test can share it.
             # One per test process: runs side by side never collide.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 from django.conf import settings
@@ -12,6 +14,7 @@ from playground.settings import database_from_url
 from tests.conftest import production_backend_problems
 
 UNDER_CI = os.getenv("CI", "").lower() == "true"
+SETTINGS = "playground.settings"
 
 
 @pytest.mark.parametrize(
@@ -70,3 +73,23 @@ def test_the_ci_check_names_servers_that_do_not_answer():
         "PostgreSQL at 127.0.0.1",
         "Redis at redis",
     ]
+
+
+def test_the_embedded_database_writes_ahead_and_commits_without_syncing(tmp_path):
+    """The embedded mode's SQLite file is in WAL mode, synchronous NORMAL: its worker threads,
+    mirror and pages read while one writes, and a commit does not wait for the disk (with the
+    rollback journal, every commit synced twice under the one write lock)."""
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    env.update(SQLITE_PATH=str(tmp_path / "embedded.sqlite3"), DJANGO_SETTINGS_MODULE=SETTINGS)
+    script = (
+        "import django; django.setup()\n"
+        "from django.db import connection\n"
+        "with connection.cursor() as cursor:\n"
+        "    for pragma in ('journal_mode', 'synchronous'):\n"
+        "        print(cursor.execute(f'PRAGMA {pragma}').fetchone()[0])\n"
+    )
+    answer = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=settings.BASE_DIR, capture_output=True
+    )
+    assert answer.returncode == 0, answer.stderr.decode()
+    assert answer.stdout.decode().split() == ["wal", "1"]  # 1: NORMAL
