@@ -198,6 +198,17 @@ def drive(*instances: Instance, until, seconds: float = DEADLINE) -> None:
         time.sleep(0.01)
 
 
+def started_on(kube_api, instances, nodes: int, pods: int) -> Instance:
+    """An instance started on ``nodes`` nodes n0... and ``pods`` pending pods p00..."""
+    for i in range(nodes):
+        kube_api.create(node(f"n{i}"))
+    for i in range(pods):
+        kube_api.create(pod(f"p{i:02}"))
+    live = instances("a")
+    live.start()
+    return live
+
+
 def queue_of(instance: Instance) -> dict:
     status = SchedulerStatus.objects.filter(workspace=instance.workspace).first()
     return status.queue if status is not None else {"waiting": []}
@@ -322,12 +333,7 @@ def test_200_pods_on_50_nodes_land_where_simulate_puts_them(kube_api, instances,
 def test_a_binding_task_binds_its_pods_then_sends_and_stores_their_events(kube_api, instances):
     """kube-scheduler's broadcaster sends events off the binding path: a binding task sends the
     Scheduled events of its batch once the batch's binds are done, and stores them together."""
-    for i in range(3):
-        kube_api.create(node(f"n{i}"))
-    for i in range(30):
-        kube_api.create(pod(f"p{i:02}"))
-    live = instances("a")
-    live.start()
+    live = started_on(kube_api, instances, nodes=3, pods=30)
     deadline = time.monotonic() + DEADLINE
     while len(live.requests) < 30:
         assert time.monotonic() < deadline
@@ -620,12 +626,7 @@ def test_an_instance_that_cannot_renew_for_renew_deadline_stops_scheduling(kube_
 
 
 def test_turning_the_switch_off_mid_run_leaves_every_pod_bound_once_or_pending(kube_api, instances):
-    for i in range(5):
-        kube_api.create(node(f"n{i}"))
-    for i in range(60):
-        kube_api.create(pod(f"p{i:02}"))
-    live = instances("a")
-    live.start()
+    live = started_on(kube_api, instances, nodes=5, pods=60)
     live.service.binding_batch = 10
     live.service.cycles_per_tick = 20
     live.service.tick()  # 20 pods reach Bind: their requests are out, not run yet
