@@ -19,6 +19,7 @@ from framework.api.pod_group import (
     PodGroup,
     Workload,
 )
+from framework.api.validation.pod_group import validate_pod_group, validate_workload
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "oracle-workloads" / "apiserver"
 ANSWERS = json.loads((RECORDED / "invalid.json").read_text())
@@ -134,3 +135,169 @@ spec:
     template = workload.pod_group_templates[0]
     assert (template.name, template.scheduling_policy.gang) == ("workers", False)
     assert pod.spec.pod_group_name == "trainer"
+
+
+def pod_group(**spec) -> dict:
+    spec.setdefault("schedulingPolicy", {"gang": {"minCount": 2}})
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": spec,
+    }
+
+
+def topology(key: str) -> dict:
+    return {"topology": [{"key": key}]}
+
+
+def reference(workload: str, template: str) -> dict:
+    return {"workload": {"workloadName": workload, "podGroupTemplateName": template}}
+
+
+# The facts of upstream's declarative validation table for PodGroup
+# (pkg/registry/scheduling/podgroup/declarative_validation_test.go, gates on): which field
+# each case refuses, none for a valid one.
+UPSTREAM_TABLE = [
+    ("valid", pod_group(), []),
+    ("valid with basic policy", pod_group(schedulingPolicy={"basic": {}}), []),
+    ("valid with a template reference", pod_group(podGroupTemplateRef=reference("w", "t")), []),
+    (
+        "template reference with an invalid workload name",
+        pod_group(podGroupTemplateRef=reference("work/load", "t")),
+        ["spec.podGroupTemplateRef.workload.workloadName"],
+    ),
+    (
+        "template reference with a too long workload name",
+        pod_group(podGroupTemplateRef=reference("g" * 254, "t")),
+        ["spec.podGroupTemplateRef.workload.workloadName"],
+    ),
+    (
+        "template reference with a too long template name",
+        pod_group(podGroupTemplateRef=reference("w", "g" * 254)),
+        ["spec.podGroupTemplateRef.workload.podGroupTemplateName"],
+    ),
+    ("valid with schedulingConstraints", pod_group(schedulingConstraints=topology("foo")), []),
+    ("valid with empty schedulingConstraints", pod_group(schedulingConstraints={}), []),
+    (
+        "valid with topology key with DNS prefix",
+        pod_group(schedulingConstraints=topology("example.com/Foo")),
+        [],
+    ),
+    (
+        "valid with topology key with prefix with max length",
+        pod_group(schedulingConstraints=topology("a" * 253 + "/" + "b" * 63)),
+        [],
+    ),
+    *[
+        (
+            f"topology key {case}",
+            pod_group(schedulingConstraints=topology(key)),
+            ["spec.schedulingConstraints.topology[0].key"],
+        )
+        for case, key in [
+            ("with prefix exceeding max prefix length", "a" * 254 + "/foo"),
+            ("with prefix exceeding max name length", "foo/" + "b" * 64),
+            ("without prefix exceeding max length", "b" * 64),
+            ("with invalid characters", "Example.com/Foo"),
+        ]
+    ],
+    ("pod disruption mode", pod_group(disruptionMode="Pod"), []),
+    ("pod group disruption mode", pod_group(disruptionMode="PodGroup"), []),
+    ("invalid disruption mode", pod_group(disruptionMode="Invalid"), ["spec.disruptionMode"]),
+    (
+        "invalid priority class name",
+        pod_group(priorityClassName="high/priority"),
+        ["spec.priorityClassName"],
+    ),
+    ("valid negative priority", pod_group(priority=-2147483648), []),
+    ("too high priority", pod_group(priority=1_000_000_001), ["spec.priority"]),
+]
+
+
+@pytest.mark.parametrize(
+    "manifest, fields", [case[1:] for case in UPSTREAM_TABLE], ids=[c[0] for c in UPSTREAM_TABLE]
+)
+def test_upstreams_validation_table(manifest, fields):
+    assert [error.field for error in validate_pod_group(manifest)] == fields
+
+
+def workload(*templates: dict, controller: dict | None = None) -> dict:
+    spec: dict = {"podGroupTemplates": list(templates or [template()])}
+    if controller is not None:
+        spec["controllerRef"] = controller
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "Workload",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": spec,
+    }
+
+
+def template(name: str = "main", **fields) -> dict:
+    fields.setdefault("schedulingPolicy", {"gang": {"minCount": 2}})
+    return {"name": name, **fields}
+
+
+def controller(group: str, kind: str, name: str) -> dict:
+    return {"apiGroup": group, "kind": kind, "name": name}
+
+
+T0 = "spec.podGroupTemplates[0]"
+# The facts of upstream's table for Workload (pkg/registry/scheduling/workload).
+UPSTREAM_WORKLOAD_TABLE = [
+    ("valid", workload(), []),
+    (
+        "too many templates",
+        workload(*[template(f"t{i}") for i in range(9)]),
+        ["spec.podGroupTemplates"],
+    ),
+    ("invalid template name", workload(template("Invalid_Name")), [f"{T0}.name"]),
+    ("duplicate template names", workload(template(), template()), ["spec.podGroupTemplates[1]"]),
+    (
+        "gang minCount negative",
+        workload(template(schedulingPolicy={"gang": {"minCount": -1}})),
+        [f"{T0}.schedulingPolicy.gang.minCount"],
+    ),
+    ("valid with controllerRef", workload(controller=controller("apps", "Deployment", "d")), []),
+    ("controllerRef with empty apiGroup", workload(controller=controller("", "Pod", "p")), []),
+    *[
+        (
+            f"controllerRef {case}",
+            workload(controller=controller(*ref)),
+            [f"spec.controllerRef.{f}"],
+        )
+        for case, ref, f in [
+            ("invalid apiGroup", ("invalid_api_group", "Deployment", "d"), "apiGroup"),
+            ("too long apiGroup", ("g" * 254, "Deployment", "d"), "apiGroup"),
+            ("missing kind", ("apps", "", "d"), "kind"),
+            ("kind with a slash", ("apps", "Deploy/ment", "d"), "kind"),
+            ("kind with a percent", ("apps", "Deploy%ment", "d"), "kind"),
+            ("missing name", ("apps", "Deployment", ""), "name"),
+            ("invalid name", ("apps", "Deployment", "/invalid-name"), "name"),
+            ("name with a percent", ("apps", "Deployment", "my%deployment"), "name"),
+        ]
+    ],
+    ("valid with basic policy", workload(template(schedulingPolicy={"basic": {}})), []),
+    (
+        "multiple topology constraints",
+        workload(template(schedulingConstraints={"topology": [{"key": "a"}, {"key": "b"}]})),
+        [f"{T0}.schedulingConstraints.topology"],
+    ),
+    (
+        "topology key with invalid characters",
+        workload(template(schedulingConstraints=topology("Example.com/Foo"))),
+        [f"{T0}.schedulingConstraints.topology[0].key"],
+    ),
+    ("pod group disruption mode", workload(template(disruptionMode="PodGroup")), []),
+    ("invalid disruption mode", workload(template(disruptionMode="X")), [f"{T0}.disruptionMode"]),
+]
+
+
+@pytest.mark.parametrize(
+    "manifest, fields",
+    [case[1:] for case in UPSTREAM_WORKLOAD_TABLE],
+    ids=[c[0] for c in UPSTREAM_WORKLOAD_TABLE],
+)
+def test_upstreams_workload_validation_table(manifest, fields):
+    assert [error.field for error in validate_workload(manifest)] == fields
