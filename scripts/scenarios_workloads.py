@@ -45,11 +45,12 @@ class Scenario:
             " 40 s, unless a window is named):\n\n"
             f"{steps}\n\n"
             "`expected.json` holds, per step, what the real control plane then showed: each"
-            " pod's node, nominated node and PodScheduled condition; the pods deleted as"
-            " preemption victims; each PodGroup's spec (as defaulted), finalizers and"
-            " conditions; the events (events.k8s.io/v1) in first-seen order, repeats folded"
-            " into `repeated: true` (a failed gang is retried without pause, so counts depend"
-            " on the machine).\n"
+            " pod's node, nominated node and PodScheduled condition; the nominated nodes seen"
+            " while watching; the pods deleted as preemption victims; each PodGroup's spec (as"
+            " defaulted), finalizers and conditions, and every condition seen while watching"
+            " (polled every 0.2 s); the events (events.k8s.io/v1) in first-seen order, repeats"
+            " folded into `repeated: true` (a failed gang is retried without pause, so counts"
+            " depend on the machine).\n"
         )
 
 

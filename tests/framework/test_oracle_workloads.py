@@ -103,3 +103,33 @@ def test_members_before_quorum_wait_without_a_condition_or_event():
     assert all(pod["podScheduled"] is None for pod in waiting["pods"].values())
     assert [e for e in waiting["events"] if e["kind"] == "Pod"] == []
     assert None not in placed(last_step("gang-completed-later")).values()
+
+
+def test_a_gang_preempts_the_fewest_lower_priority_pods_and_is_then_bound():
+    before = json.loads((FIXTURES / "gang-preempts" / "expected.json").read_text())["steps"][0]
+    after = last_step("gang-preempts")
+    assert len(after["deletedPods"]) == 3
+    victims_nodes = sorted(before["pods"][name]["node"] for name in after["deletedPods"])
+    assert len(set(victims_nodes)) == 2  # both pods of one worker, one of another
+    assert None not in {placed(after)[f"trainer-{i}"] for i in range(3)}
+    preempted = [e for e in after["events"] if e["reason"] == "Preempted"]
+    assert sorted(e["name"] for e in preempted) == after["deletedPods"]
+    assert all(e["note"].startswith("Preempted by podgroup ") for e in preempted)
+    assert all(e["note"].endswith(" on node cluster") for e in preempted)
+
+
+@pytest.mark.parametrize(
+    "scenario, why",
+    [
+        ("gang-preemption-never", "not eligible due to preemptionPolicy=Never."),
+        ("gang-pod-priority-only", "No preemption victims found for incoming preemptor"),
+    ],
+)
+def test_a_gang_that_may_not_preempt_evicts_nobody(scenario, why):
+    step = last_step(scenario)
+    assert step["deletedPods"] == []
+    assert {placed(step)[f"trainer-{i}"] for i in range(3)} == {None}
+    condition = step["podGroups"]["trainer"]["conditions"][0]
+    assert condition["message"] == (
+        f"0/1 placements are available, first placement status: pod group is unschedulable, {why}"
+    )
