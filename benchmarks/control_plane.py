@@ -59,10 +59,13 @@ class LiveCluster:
 
 
 @contextmanager
-def control_plane(assets: Path, port: int = 0) -> Iterator[LiveCluster]:
+def control_plane(
+    assets: Path, port: int = 0, extra_flags: tuple[str, ...] = ()
+) -> Iterator[LiveCluster]:
     """etcd and kube-apiserver on 127.0.0.1 (kube-apiserver on ``port``, a free one when 0),
-    ready to answer; stopped and their folder removed on the way out."""
-    plane = ControlPlane(assets, port=port)
+    ready to answer; stopped and their folder removed on the way out. ``extra_flags`` go to
+    kube-apiserver (alpha APIs: ``--runtime-config``, ``--feature-gates``)."""
+    plane = ControlPlane(assets, port=port, extra_flags=extra_flags)
     try:
         plane.start()
         path = plane.folder / "kubeconfig"
@@ -76,16 +79,19 @@ def control_plane(assets: Path, port: int = 0) -> Iterator[LiveCluster]:
 
 
 @contextmanager
-def kube_scheduler(assets: Path, cluster: LiveCluster) -> Iterator[subprocess.Popen]:
+def kube_scheduler(
+    assets: Path, cluster: LiveCluster, extra_flags: tuple[str, ...] = ()
+) -> Iterator[subprocess.Popen]:
     """The real kube-scheduler against the control plane: leader election off, no serving
-    port (nothing asks it for metrics); stopped on the way out."""
+    port (nothing asks it for metrics); stopped on the way out. ``extra_flags`` go to it
+    (``--feature-gates``, ``--config``)."""
     binary = assets / "kube-scheduler"
     if not binary.is_file():
         raise ControlPlaneError(f"{ASSETS_ENV}={assets}: no kube-scheduler there")
     command = [str(binary), f"--kubeconfig={cluster.kubeconfig}", "--leader-elect=false"]
     with (cluster.plane.folder / "kube-scheduler.log").open("wb") as log:
         process = subprocess.Popen(
-            [*command, "--secure-port=0"],
+            [*command, "--secure-port=0", *extra_flags],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

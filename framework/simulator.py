@@ -14,6 +14,7 @@ from typing import Any
 
 from framework.admission.admit import create_objects
 from framework.api.loader import decode_objects
+from framework.api.pod_group import not_simulated
 from framework.cluster.memory import InMemoryCluster
 from framework.cluster.resource_claim_controller import ResourceClaimController
 from framework.config.defaults import set_defaults
@@ -125,6 +126,7 @@ class Simulation:
             raise SimulationError("\n".join(str(e) for e in errors))
         decoded, invalid = decode_objects(objects_text)
         objects, refused = create_objects(decoded)
+        refused += [e for e in map(not_simulated, objects) if e is not None]
         if invalid or refused:
             raise SimulationError("\n".join(str(e) for e in [*invalid, *refused]))
         objects = _nodes_first_as_listed(objects, list(first_nodes))

@@ -13,11 +13,17 @@ from __future__ import annotations
 from framework.admission import runtime_class
 from framework.admission.dra_admin_access import admin_access_errors
 from framework.admission.namespace_lifecycle import NamespacePhase, namespace_error, phases_of
-from framework.admission.priority import ListedPriorityClasses, admit_pod, priority_class_error
+from framework.admission.priority import (
+    ListedPriorityClasses,
+    admit_pod,
+    admit_pod_group,
+    priority_class_error,
+)
 from framework.api.errors import ObjectError
 from framework.api.loader import NewObject
 from framework.api.meta import KubeObject
 from framework.api.pod import Pod
+from framework.api.pod_group import PodGroup, with_defaults
 from framework.api.runtime_class import RuntimeClass
 from framework.api.scheduling import PriorityClass
 
@@ -71,9 +77,11 @@ def _admitted(
 ) -> tuple[KubeObject, ObjectError | None]:
     """The object after mutating admission, or why admission refuses it."""
     refusal = namespace_error(item.obj, phase_of)
-    if refusal is not None or not isinstance(item.obj, Pod):
+    if refusal is not None or not isinstance(item.obj, Pod | PodGroup):
         return item.obj, refusal
     try:
+        if isinstance(item.obj, PodGroup):
+            return _admitted_pod_group(item.obj, classes), None
         return _admitted_pod(item.obj, classes, runtime_classes), None
     except ObjectError as err:
         return item.obj, err
@@ -100,6 +108,13 @@ def _record(
         created[index] = obj
     else:
         refusals[index] = refusal
+
+
+def _admitted_pod_group(group: PodGroup, classes: ListedPriorityClasses) -> PodGroup:
+    """Defaulted (disruption mode, protection finalizer) and its priority resolved."""
+    manifest = with_defaults(group.to_dict())
+    admit_pod_group(manifest, group.describe(), classes)
+    return PodGroup.from_dict(manifest)
 
 
 def _admitted_pod(

@@ -85,6 +85,24 @@ def admit_pod(manifest: dict[str, Any], owner: str, classes: PriorityClasses) ->
     spec["preemptionPolicy"] = policy
 
 
+def admit_pod_group(manifest: dict[str, Any], owner: str, classes: PriorityClasses) -> None:
+    """Resolves a new PodGroup's priority from its class, in place, as the Priority plugin does
+    with the WorkloadAwarePreemption gate on: a priority given must be the class's."""
+    spec = manifest.setdefault("spec", {})
+    class_name, priority, _ = _resolve(spec.get("priorityClassName") or "", owner, classes)
+    given = spec.get("priority")
+    if given is not None and given != priority:
+        raise ObjectError(
+            owner,
+            "",
+            f"priority set in the pod group ({given}) must match the priority computed "
+            f"({priority}) based on the priority class set in the spec",
+        )
+    if class_name:
+        spec["priorityClassName"] = class_name
+    spec["priority"] = priority
+
+
 def admit_pod_update(manifest: Mapping[str, Any], old: Mapping[str, Any]) -> dict[str, Any]:
     """The updated pod's manifest as the Priority plugin passes it on: a priority or
     preemption policy the update leaves out is kept from the stored pod (this plugin set them

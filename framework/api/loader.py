@@ -26,6 +26,7 @@ from framework.api.field_errors import FieldError, go_quote
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
+from framework.api.pod_group import PodGroup, Workload
 from framework.api.policy import PodDisruptionBudget
 from framework.api.resource_claim import ResourceClaim, ResourceClaimTemplate
 from framework.api.resource_slice import ResourceSlice
@@ -72,6 +73,8 @@ KINDS: dict[str, type[KubeObject]] = {
         ResourceClaim,
         ResourceClaimTemplate,
         ResourceSlice,
+        Workload,
+        PodGroup,
     )
 }
 

@@ -172,6 +172,8 @@ class PodSpec:
     host_network: bool = False
     os_name: str | None = None
     resource_claims: list[PodResourceClaim] = field(default_factory=list)
+    pod_group_name: str | None = None
+    """``schedulingGroup.podGroupName``: the PodGroup the pod belongs to (v1.36, alpha)."""
 
     @classmethod
     def parse(cls, f: Fields) -> PodSpec:
@@ -197,6 +199,7 @@ class PodSpec:
             host_network=f.boolean("hostNetwork"),
             os_name=f.mapping("os").optional_string("name"),
             resource_claims=f.parse_list("resourceClaims", PodResourceClaim.parse),
+            pod_group_name=f.mapping("schedulingGroup").optional_string("podGroupName"),
         )
         for container in (*spec.containers, *spec.init_containers):
             _default_requests_to_limits(container.resources)

@@ -21,6 +21,7 @@ from django.db import transaction
 from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
 from framework.api.loader import parse_new_object, parse_object
 from framework.api.meta import KubeObject
+from framework.api.pod_group import not_simulated
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.manifest_lines import field_line, item_node
 from playground.workspaces.models import ClusterObject, Workspace
@@ -173,7 +174,11 @@ def _parse_all(text: str) -> tuple[list[KubeObject], list[Position], Found]:
     all_read = True
     for position, document in _documents(text):
         try:
-            objects.append(parse_new_object(document))
+            obj = parse_new_object(document)
+            refusal = not_simulated(obj)
+            if refusal is not None:
+                raise refusal
+            objects.append(obj)
         except (InvalidObjectError, StrictDecodingError) as err:
             objects.append(parse_object(document))
             found += [(position, _placed(problem, position)) for problem in Problem.all_of(err)]

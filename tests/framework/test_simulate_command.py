@@ -263,9 +263,9 @@ def test_an_empty_cluster_prints_nothing():
             "simulate: Widget \"w\": kind: unsupported kind 'Widget' (supported: CSIDriver,"
             " CSINode, CSIStorageCapacity, DeviceClass, Namespace, Node, PersistentVolume,"
             " PersistentVolumeClaim, Pod,"
-            " PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController,"
+            " PodDisruptionBudget, PodGroup, PriorityClass, ReplicaSet, ReplicationController,"
             " ResourceClaim, ResourceClaimTemplate, ResourceSlice, RuntimeClass, Service,"
-            " StatefulSet, StorageClass, VolumeAttachment)",
+            " StatefulSet, StorageClass, VolumeAttachment, Workload)",
         ),
         (
             "examples/resources/config.yaml",

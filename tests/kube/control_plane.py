@@ -61,6 +61,8 @@ class ControlPlane:
     tokens: dict[str, str] = field(default_factory=dict)
     port: int = 0
     processes: list[subprocess.Popen] = field(default_factory=list)
+    extra_flags: tuple[str, ...] = ()
+    """More kube-apiserver flags (alpha APIs: ``--runtime-config``, ``--feature-gates``)."""
 
     @property
     def url(self) -> str:
@@ -158,6 +160,7 @@ class ControlPlane:
             f"--audit-log-path={self.audit_log}",
             "--audit-log-format=json",
             "--allow-privileged=true",
+            *self.extra_flags,
         ]
 
     # --- processes ---------------------------------------------------------------------------

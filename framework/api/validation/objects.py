@@ -17,6 +17,7 @@ from framework.api.validation.meta import validate_object_meta
 from framework.api.validation.namespace import validate_namespace
 from framework.api.validation.node import validate_node
 from framework.api.validation.pod import validate_pod
+from framework.api.validation.pod_group import validate_pod_group, validate_workload
 from framework.api.validation.policy import validate_pod_disruption_budget
 from framework.api.validation.resource_slice import validate_resource_slice
 from framework.api.validation.runtime_class import validate_runtime_class
@@ -54,6 +55,8 @@ VALIDATORS: dict[str, Callable[[Manifest], list[FieldError]]] = {
     "StatefulSet": validate_stateful_set,
     "ReplicationController": validate_replication_controller,
     "RuntimeClass": validate_runtime_class,
+    "Workload": validate_workload,
+    "PodGroup": validate_pod_group,
 }
 """Every kind the loader reads has its own validation ported (for the fields the scheduler
 reads and those people most often get wrong); a kind without one would get its metadata

@@ -67,6 +67,7 @@ from framework.api.validation.pod_claims import (
     validate_container_claims,
     validate_pod_resource_claims,
 )
+from framework.api.validation.pod_group import validate_scheduling_group
 from framework.api.validation.pod_volumes import is_empty_dir, validate_volumes
 from framework.api.validation.probes import (
     DEFAULT_TERMINATION_GRACE_PERIOD,
@@ -174,6 +175,8 @@ def validate_pod_spec(
     if spec.get("os") is not None:
         os_errors = _os(spec["os"], f"{path}.os")
         errors += os_errors or validate_os_specific(spec, path)
+    if spec.get("schedulingGroup") is not None:
+        errors += validate_scheduling_group(spec["schedulingGroup"], f"{path}.schedulingGroup")
     errors += _file_key_ref_volumes(spec, path)
     return errors
 
