@@ -30,6 +30,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import timezone
 
 from playground.front import live
+from playground.front.live_panel import stopped_trace
+from playground.front.stop_section import stored_stop
 from playground.live import broadcast
 from playground.live.fragments import SentFragments
 from playground.workspaces.models import ClusterObject, LiveWatch, SchedulingAttempt, Workspace
@@ -109,6 +111,9 @@ class LiveConsumer(AsyncWebsocketConsumer):
     workspace: Workspace | None = None
     _live: LiveAttempt | None = None
     _watch_renewals: asyncio.Task | None = None
+    _playing: float | None = None
+    """The pace of the last stop shown, while the scheduler plays."""
+    _held_end: asyncio.TimerHandle | None = None
 
     async def connect(self) -> None:
         self.workspace = await database_sync_to_async(self._accessible_workspace)()
@@ -127,6 +132,9 @@ class LiveConsumer(AsyncWebsocketConsumer):
         if watched is not None:
             await database_sync_to_async(self._watch)(watched)
             self._watch_renewals = asyncio.ensure_future(self._renew_watch())
+            stopped = await database_sync_to_async(self.stopped_trace)()
+            if stopped is not None:  # what the resync's Live panel shows: the stream goes on
+                self._live = LiveAttempt.of(stopped)
         await self._send_html(await database_sync_to_async(self.resync)())
 
     async def disconnect(self, code: int) -> None:
@@ -134,6 +142,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
             return
         if self._renderer is not None:
             self._renderer.cancel()
+        if self._held_end is not None:
+            self._held_end.cancel()
         if self._watch_renewals is not None:
             self._watch_renewals.cancel()
             await database_sync_to_async(self._unwatch)()
@@ -165,6 +175,10 @@ class LiveConsumer(AsyncWebsocketConsumer):
     def resync(self) -> str:
         raise NotImplementedError
 
+    def stopped_trace(self) -> dict[str, Any] | None:
+        """The attempt a stop of the watched pod(s) has stopped, as its events so far."""
+        return None
+
     def update(self, messages: list[dict[str, Any]]) -> str:
         raise NotImplementedError
 
@@ -193,6 +207,26 @@ class LiveConsumer(AsyncWebsocketConsumer):
                 await database_sync_to_async(self._watch)(self.watched_pod() or "")
             except Exception:
                 logger.exception("renewing the watch of %s failed", self.name)
+
+    async def show_stop(self, message: dict[str, Any]) -> None:
+        """A ``debug.stop``: where the scheduler stopped, or that it went on.
+
+        While the scheduler plays, a stop ends only for the next to come a moment later (the
+        time one extension point takes): the end is shown only if no stop followed within one
+        pace (the attempt is over), so the section does not blink "not stopped" at every step.
+        """
+        if self._held_end is not None:
+            self._held_end.cancel()
+            self._held_end = None
+        stop = message.get("stop")
+        pace, self._playing = self._playing, (stop or {}).get("play")
+        if stop is None and pace:
+            loop = asyncio.get_running_loop()
+            self._held_end = loop.call_later(
+                pace, lambda: asyncio.ensure_future(self.coalesce(message))
+            )
+            return
+        await self.coalesce(message)
 
     async def trace_events(self, message: dict[str, Any]) -> None:
         """Adds the message's events to the current attempt's and renders the sum."""
@@ -291,7 +325,10 @@ class WorkspaceConsumer(LiveConsumer):
     async def debug_stop(self, message: dict[str, Any]) -> None:
         """Where the scheduler stopped (or that it went on): the debugger page shows it."""
         if self.view.name == live.DEBUGGER:
-            await self.coalesce(message)
+            await self.show_stop(message)
+
+    def stopped_trace(self) -> dict[str, Any] | None:
+        return stopped_trace(stored_stop(self.workspace)["stop"])
 
 
 class PodConsumer(LiveConsumer):
@@ -321,7 +358,10 @@ class PodConsumer(LiveConsumer):
         return live.pod_update(self.workspace, self.uid, messages)
 
     pod_trace = LiveConsumer.coalesce
-    debug_stop = LiveConsumer.coalesce
+    debug_stop = LiveConsumer.show_stop
+
+    def stopped_trace(self) -> dict[str, Any] | None:
+        return stopped_trace(stored_stop(self.workspace)["stop"], self.uid)
 
 
 def _pod_key(workspace: Workspace, uid: str) -> str:
