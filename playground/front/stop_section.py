@@ -4,11 +4,13 @@ controls and panels, or, when it runs, the debugger's last word.
 Read from ``SchedulerStatus.stop`` (written by ``playground.scheduling.stops``), so a page that
 loads, reloads or opens in a second browser shows the same stop as the one that saw it come.
 
-A page draws the whole section once (``render_stop_section``); afterwards its socket redraws
-the section's parts one by one, by id (``render_stop_parts``): where it stopped, the stop's id,
-Play or Pause, the panels, the note. The controls themselves are never sent again, so while the
-scheduler plays (a new stop every pace) the button under the pointer stays the same element in
-the same place; the stylesheet hides them whenever the section says it is not stopped.
+A page draws the whole section once (``render_stop_section``); afterwards its socket alone
+redraws the section's parts one by one, by id (``render_stop_parts``, from the latest
+``debug.stop`` message):
+where it stopped, the stop's id, Abort, Play or Pause, the panels, the note. The other buttons
+are never sent again, so while the scheduler plays (a new stop every pace) the button under the
+pointer stays the same element in the same place; the stylesheet hides the controls whenever
+the section says the scheduler is not stopped.
 """
 
 from __future__ import annotations

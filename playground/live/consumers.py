@@ -50,6 +50,8 @@ WATCH_SECONDS = 90.0
 costing the scheduler this long after its last renewal."""
 WATCH_RENEW_SECONDS = 30.0
 """Seconds between two renewals of an open page's watch."""
+END_HOLD_SECONDS = 0.3
+"""How long the end of a stop waits for the next stop before a page shows it (see show_stop)."""
 LIVE_EVENTS_KEPT = 2000
 """Events at most of one attempt a page keeps (a gated pod's PreEnqueue repeats forever)."""
 
@@ -130,9 +132,10 @@ class LiveConsumer(AsyncWebsocketConsumer):
         await self.accept()
         watched = self.watched_pod()
         if watched is not None:
-            await database_sync_to_async(self._watch)(watched)
+            stored = await database_sync_to_async(self._watch_during)(watched)
             self._watch_renewals = asyncio.ensure_future(self._renew_watch())
-            stopped = await database_sync_to_async(self.stopped_trace)()
+            self._playing = (stored["stop"] or {}).get("play")
+            stopped = self.stopped_trace(stored["stop"])
             if stopped is not None:  # what the resync's Live panel shows: the stream goes on
                 self._live = LiveAttempt.of(stopped)
         await self._send_html(await database_sync_to_async(self.resync)())
@@ -175,8 +178,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
     def resync(self) -> str:
         raise NotImplementedError
 
-    def stopped_trace(self) -> dict[str, Any] | None:
-        """The attempt a stop of the watched pod(s) has stopped, as its events so far."""
+    def stopped_trace(self, stop: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The attempt the stop stopped, as its events so far, if the page shows it."""
         return None
 
     def update(self, messages: list[dict[str, Any]]) -> str:
@@ -197,6 +200,12 @@ class LiveConsumer(AsyncWebsocketConsumer):
             },
         )
 
+    def _watch_during(self, pod: str) -> dict[str, Any]:
+        """Registers the watch and reads the stop under way (one trip to a database thread:
+        a page's socket opens quickly even on a busy machine)."""
+        self._watch(pod)
+        return stored_stop(self.workspace)
+
     def _unwatch(self) -> None:
         LiveWatch.objects.filter(channel=self.channel_name).delete()
 
@@ -211,19 +220,20 @@ class LiveConsumer(AsyncWebsocketConsumer):
     async def show_stop(self, message: dict[str, Any]) -> None:
         """A ``debug.stop``: where the scheduler stopped, or that it went on.
 
-        While the scheduler plays, a stop ends only for the next to come a moment later (the
-        time one extension point takes): the end is shown only if no stop followed within one
-        pace (the attempt is over), so the section does not blink "not stopped" at every step.
+        A stop's end is often followed a moment later by the next stop (a step, the next point
+        while playing: the time one extension point takes), so the end is shown only if no
+        stop came within END_HOLD_SECONDS, or one pace while playing: the section does not
+        blink "not stopped" at every step, and the controls stay in view.
         """
         if self._held_end is not None:
             self._held_end.cancel()
             self._held_end = None
         stop = message.get("stop")
         pace, self._playing = self._playing, (stop or {}).get("play")
-        if stop is None and pace:
+        if stop is None:
             loop = asyncio.get_running_loop()
             self._held_end = loop.call_later(
-                pace, lambda: asyncio.ensure_future(self.coalesce(message))
+                pace or END_HOLD_SECONDS, lambda: asyncio.ensure_future(self.coalesce(message))
             )
             return
         await self.coalesce(message)
@@ -327,8 +337,8 @@ class WorkspaceConsumer(LiveConsumer):
         if self.view.name == live.DEBUGGER:
             await self.show_stop(message)
 
-    def stopped_trace(self) -> dict[str, Any] | None:
-        return stopped_trace(stored_stop(self.workspace)["stop"])
+    def stopped_trace(self, stop: dict[str, Any] | None) -> dict[str, Any] | None:
+        return stopped_trace(stop)
 
 
 class PodConsumer(LiveConsumer):
@@ -360,8 +370,8 @@ class PodConsumer(LiveConsumer):
     pod_trace = LiveConsumer.coalesce
     debug_stop = LiveConsumer.show_stop
 
-    def stopped_trace(self) -> dict[str, Any] | None:
-        return stopped_trace(stored_stop(self.workspace)["stop"], self.uid)
+    def stopped_trace(self, stop: dict[str, Any] | None) -> dict[str, Any] | None:
+        return stopped_trace(stop, self.uid)
 
 
 def _pod_key(workspace: Workspace, uid: str) -> str:

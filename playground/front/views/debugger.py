@@ -91,7 +91,9 @@ def debug_command(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         _wait_for_the_stop_to_end(workspace, payload["stop"], deadline)
     pod_uid = request.POST.get("pod") or None
     if request.htmx:
-        return HttpResponse(render_stop_section(workspace, pod_uid))
+        # Nothing to swap: the page's socket shows where the scheduler went. An answer drawn
+        # here too could arrive after the socket's newer one and put an older state back.
+        return HttpResponse(status=204)
     if pod_uid:
         return redirect("pod", workspace.slug, pod_uid)
     return redirect("debugger", workspace.slug)

@@ -287,28 +287,33 @@ def test_a_page_opened_during_a_stop_shows_the_attempts_points_so_far_and_adds_t
 
 
 def test_while_playing_the_end_of_a_stop_waits_for_the_next_one(owner, workspace):
+    """(A page opened during the stop knows it plays from the stored stop.)"""
+    playing = stop_document("1-1", 5.0)
+    SchedulerStatus.objects.create(workspace=workspace, stop=playing)
+
     async def scenario(ws, connected, first):
         group = broadcast.workspace_group(workspace.pk)
-        stop = {"type": broadcast.DEBUG_STOP, "note": ""}
-        await get_channel_layer().group_send(group, {**stop, "stop": stop_document("1-1", 5.0)})
-        playing = await ws.receive_from(timeout=5)
-        await get_channel_layer().group_send(group, {**stop, "stop": None})
-        await get_channel_layer().group_send(group, {**stop, "stop": stop_document("1-2", 5.0)})
-        return playing, await ws.receive_from(timeout=5)
+        message = {"type": broadcast.DEBUG_STOP, "note": ""}
+        await get_channel_layer().group_send(group, {**message, "stop": None})
+        held = await ws.receive_nothing(timeout=0.6)  # a render would say "not stopped"
+        await get_channel_layer().group_send(group, {**message, "stop": stop_document("1-2", 5.0)})
+        return first, held, await ws.receive_from(timeout=5)
 
-    playing, html = connect_and(DEBUGGER_PAGE, owner, scenario)
-    assert 'value="1-1"' in playing and "playing at 5 s" in playing
+    first, held, html = connect_and(DEBUGGER_PAGE, owner, scenario)
+    assert 'value="1-1"' in first and "playing at 5 s" in first
+    assert held, "the end of the stop waited for the next one"
     assert 'value="1-2"' in html and "not-stopped" not in html
     assert 'id="debugger-play"' not in html, "Pause is the same button"
 
 
 def test_once_playing_reaches_the_end_the_page_says_so_one_pace_later(owner, workspace):
+    playing = stop_document("1-1", 0.2)
+    SchedulerStatus.objects.create(workspace=workspace, stop=playing)
+
     async def scenario(ws, connected, first):
         group = broadcast.workspace_group(workspace.pk)
-        stop = {"type": broadcast.DEBUG_STOP, "note": ""}
-        await get_channel_layer().group_send(group, {**stop, "stop": stop_document("1-1", 0.2)})
-        await ws.receive_from(timeout=5)
-        await get_channel_layer().group_send(group, {**stop, "stop": None})
+        message = {"type": broadcast.DEBUG_STOP, "note": ""}
+        await get_channel_layer().group_send(group, {**message, "stop": None})
         return await ws.receive_from(timeout=5)
 
     assert 'data-testid="not-stopped"' in connect_and(DEBUGGER_PAGE, owner, scenario)
