@@ -44,6 +44,9 @@ class Stop:
     reason: str
     event: TraceEvent
     state: dict[str, Any] = field(default_factory=dict)
+    events: list[TraceEvent] = field(default_factory=list)
+    """The attempt's events so far, the stop's last; not in ``to_dict`` (its ``results`` sum
+    them up), for a controller that shows them as they came (the playground's Live panel)."""
 
     @property
     def pod(self) -> str:
@@ -182,6 +185,7 @@ class Debugger:
             reason=reason,
             event=event,
             state=self._state(attempt),
+            events=list(attempt.events),
         )
         command = self.controller(stop)
         if command not in COMMANDS:

@@ -194,11 +194,15 @@ def nominated_pods(queue: Any, nodes: Iterable[NodeInfo]) -> list[dict[str, str]
 
 
 def queue_place(queue: Any, cycle: Cycle | None) -> dict[str, Any]:
-    """How many pods wait where, and this pod's attempts."""
+    """How many pods wait where, and this pod's attempts. ``unschedulablePods`` is upstream's
+    pool, gated pods included; ``gated`` says how many of them a PreEnqueue plugin keeps out
+    (the queue board shows them apart)."""
+    listing = queue.listing()
     return {
         "activeQ": len(queue.pods_in_active_q()),
         "backoffQ": len(queue.pods_in_backoff_q()),
-        "unschedulablePods": len(queue.unschedulable_pod_list()),
+        "unschedulablePods": len(listing.unschedulable) + len(listing.gated),
+        "gated": len(listing.gated),
         "inFlight": len(queue.in_flight_pods()),
         "attempts": cycle.attempt if cycle is not None else 0,
     }

@@ -56,6 +56,14 @@ class LineChart:
     latest: dict[str, int] = field(default_factory=dict)
 
     @property
+    def period(self) -> str:
+        """The window in words ("peak 3 pods in the last 5 min"; "all": "in all the samples
+        kept", not "in the last all")."""
+        if self.window == ALL:
+            return "all the samples kept"
+        return f"the last {self.window_label}"
+
+    @property
     def plot_width(self) -> int:
         return self.right - self.left
 

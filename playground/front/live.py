@@ -15,11 +15,11 @@ from urllib.parse import parse_qs
 from django.template.loader import render_to_string
 
 from playground.front.devices import node_devices, pod_claim_rows
+from playground.front.live_panel import live_trace_context, stopped_trace
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
-from playground.front.stop_section import render_stop_section
-from playground.front.trace_tables import extension_points
+from playground.front.stop_section import render_stop_parts, stored_stop
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import node_page, nodes_context, pods_context
 from playground.front.views.permit import permit_context
@@ -83,7 +83,7 @@ def workspace_resync(workspace: Workspace, view: LiveView) -> str:
     elif view.name in BOARD_VIEWS:
         parts.append(_board_view(workspace, view, board_of(workspace)))
     elif view.name == DEBUGGER:
-        parts.append(render_stop_section(workspace))
+        parts.append(stop_resync(workspace))
     return "".join(parts)
 
 
@@ -112,8 +112,9 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     trace = latest.get(broadcast.TRACE_EVENTS)
     if trace is not None and view.name == DEBUGGER:
         parts.append(live_trace(workspace, trace))
-    if broadcast.DEBUG_STOP in latest and view.name == DEBUGGER:
-        parts.append(render_stop_section(workspace))
+    stop = latest.get(broadcast.DEBUG_STOP)
+    if stop is not None and view.name == DEBUGGER:
+        parts.append(render_stop_parts(workspace, stored=stop))
     return "".join(parts)
 
 
@@ -181,7 +182,7 @@ def _badge(state: SchedulerState) -> str:
 def pod_resync(workspace: Workspace, uid: str) -> str:
     """The pod's state, its attempts and the latest one's tables, and where the scheduler is
     stopped, from the database."""
-    return _pod_attempts(workspace, uid) + render_stop_section(workspace, uid)
+    return _pod_attempts(workspace, uid) + stop_resync(workspace, uid)
 
 
 def _pod_attempts(workspace: Workspace, uid: str) -> str:
@@ -213,13 +214,25 @@ def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -
         parts.append(live_trace(workspace, trace, pod_page=True))
     if broadcast.POD_TRACE in latest:
         parts.append(_pod_attempts(workspace, uid))
-    if broadcast.DEBUG_STOP in latest:
-        parts.append(render_stop_section(workspace, uid))
+    stop = latest.get(broadcast.DEBUG_STOP)
+    if stop is not None:
+        parts.append(render_stop_parts(workspace, uid, stop))
     return "".join(parts)
 
 
 # ----------------------------------------------------------------------------------------------
-# The live trace (the pod page, the debugger page)
+# A stop and the live trace (the pod page, the debugger page)
+
+
+def stop_resync(workspace: Workspace, pod_uid: str | None = None) -> str:
+    """The stop section's parts from the database and, during a stop (of the page's pod, on a
+    pod's page), the Live panel drawn from the attempt's events so far."""
+    stored = stored_stop(workspace)
+    html = render_stop_parts(workspace, pod_uid, stored)
+    trace = stopped_trace(stored["stop"], pod_uid)
+    if trace is not None:
+        html += live_trace(workspace, trace, pod_page=pod_uid is not None)
+    return html
 
 
 def live_trace(workspace: Workspace, trace: dict[str, Any], pod_page: bool = False) -> str:
@@ -231,24 +244,3 @@ def live_trace(workspace: Workspace, trace: dict[str, Any], pod_page: bool = Fal
     return render_to_string(
         "front/debugger_live.html", live_trace_context(workspace, trace, pod_page)
     )
-
-
-def live_trace_context(
-    workspace: Workspace, trace: dict[str, Any] | None, pod_page: bool = False
-) -> dict[str, Any]:
-    """What the Live panel shows: the pod, its attempt, each completed extension point with
-    its plugins' results, and the point under way (plugin calls without its summary yet)."""
-    context: dict[str, Any] = {"workspace": workspace, "live_pod_page": pod_page}
-    if not trace:
-        return context
-    events = trace["events"]
-    points = extension_points(events)
-    running = events[-1]["point"] if events and events[-1]["kind"] != "extensionPoint" else ""
-    context["live"] = {
-        "pod": trace["pod"],
-        "uid": trace["uid"],
-        "attempt": trace.get("attempt"),
-        "points": points,
-        "running": running,
-    }
-    return context

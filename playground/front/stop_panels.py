@@ -80,8 +80,17 @@ def panels_context(stop: dict[str, Any]) -> dict[str, Any]:
         "cycle_state": state_entries(stop["cycleState"]) if "cycleState" in stop else None,
         "nodes": node_table(stop["nodes"]) if "nodes" in stop else None,
         "nominated_pods": stop.get("nominatedPods"),
-        "queue": stop.get("queue"),
+        "queue": queue_line(stop.get("queue")),
     }
+
+
+def queue_line(queue: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The stop's queue as the queue board counts it: gated pods apart from the unschedulable
+    ones (upstream's pool holds both; a stop stored before ``gated`` was kept counts none)."""
+    if queue is None:
+        return None
+    gated = queue.get("gated", 0)
+    return {**queue, "unschedulable": queue["unschedulablePods"] - gated, "gated": gated}
 
 
 def header(stop: dict[str, Any]) -> dict[str, Any] | None:

@@ -30,6 +30,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import timezone
 
 from playground.front import live
+from playground.front.live_panel import stopped_trace
+from playground.front.stop_section import stored_stop
 from playground.live import broadcast
 from playground.live.fragments import SentFragments
 from playground.workspaces.models import ClusterObject, LiveWatch, SchedulingAttempt, Workspace
@@ -48,6 +50,8 @@ WATCH_SECONDS = 90.0
 costing the scheduler this long after its last renewal."""
 WATCH_RENEW_SECONDS = 30.0
 """Seconds between two renewals of an open page's watch."""
+END_HOLD_SECONDS = 0.3
+"""How long the end of a stop waits for the next stop before a page shows it (see show_stop)."""
 LIVE_EVENTS_KEPT = 2000
 """Events at most of one attempt a page keeps (a gated pod's PreEnqueue repeats forever)."""
 
@@ -109,6 +113,9 @@ class LiveConsumer(AsyncWebsocketConsumer):
     workspace: Workspace | None = None
     _live: LiveAttempt | None = None
     _watch_renewals: asyncio.Task | None = None
+    _playing: float | None = None
+    """The pace of the last stop shown, while the scheduler plays."""
+    _held_end: asyncio.TimerHandle | None = None
 
     async def connect(self) -> None:
         self.workspace = await database_sync_to_async(self._accessible_workspace)()
@@ -125,8 +132,12 @@ class LiveConsumer(AsyncWebsocketConsumer):
         await self.accept()
         watched = self.watched_pod()
         if watched is not None:
-            await database_sync_to_async(self._watch)(watched)
+            stored = await database_sync_to_async(self._watch_during)(watched)
             self._watch_renewals = asyncio.ensure_future(self._renew_watch())
+            self._playing = (stored["stop"] or {}).get("play")
+            stopped = self.stopped_trace(stored["stop"])
+            if stopped is not None:  # what the resync's Live panel shows: the stream goes on
+                self._live = LiveAttempt.of(stopped)
         await self._send_html(await database_sync_to_async(self.resync)())
 
     async def disconnect(self, code: int) -> None:
@@ -134,6 +145,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
             return
         if self._renderer is not None:
             self._renderer.cancel()
+        if self._held_end is not None:
+            self._held_end.cancel()
         if self._watch_renewals is not None:
             self._watch_renewals.cancel()
             await database_sync_to_async(self._unwatch)()
@@ -165,6 +178,10 @@ class LiveConsumer(AsyncWebsocketConsumer):
     def resync(self) -> str:
         raise NotImplementedError
 
+    def stopped_trace(self, stop: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The attempt the stop stopped, as its events so far, if the page shows it."""
+        return None
+
     def update(self, messages: list[dict[str, Any]]) -> str:
         raise NotImplementedError
 
@@ -183,6 +200,12 @@ class LiveConsumer(AsyncWebsocketConsumer):
             },
         )
 
+    def _watch_during(self, pod: str) -> dict[str, Any]:
+        """Registers the watch and reads the stop under way (one trip to a database thread:
+        a page's socket opens quickly even on a busy machine)."""
+        self._watch(pod)
+        return stored_stop(self.workspace)
+
     def _unwatch(self) -> None:
         LiveWatch.objects.filter(channel=self.channel_name).delete()
 
@@ -193,6 +216,27 @@ class LiveConsumer(AsyncWebsocketConsumer):
                 await database_sync_to_async(self._watch)(self.watched_pod() or "")
             except Exception:
                 logger.exception("renewing the watch of %s failed", self.name)
+
+    async def show_stop(self, message: dict[str, Any]) -> None:
+        """A ``debug.stop``: where the scheduler stopped, or that it went on.
+
+        A stop's end is often followed a moment later by the next stop (a step, the next point
+        while playing: the time one extension point takes), so the end is shown only if no
+        stop came within END_HOLD_SECONDS, or one pace while playing: the section does not
+        blink "not stopped" at every step, and the controls stay in view.
+        """
+        if self._held_end is not None:
+            self._held_end.cancel()
+            self._held_end = None
+        stop = message.get("stop")
+        pace, self._playing = self._playing, (stop or {}).get("play")
+        if stop is None:
+            loop = asyncio.get_running_loop()
+            self._held_end = loop.call_later(
+                pace or END_HOLD_SECONDS, lambda: asyncio.ensure_future(self.coalesce(message))
+            )
+            return
+        await self.coalesce(message)
 
     async def trace_events(self, message: dict[str, Any]) -> None:
         """Adds the message's events to the current attempt's and renders the sum."""
@@ -291,7 +335,10 @@ class WorkspaceConsumer(LiveConsumer):
     async def debug_stop(self, message: dict[str, Any]) -> None:
         """Where the scheduler stopped (or that it went on): the debugger page shows it."""
         if self.view.name == live.DEBUGGER:
-            await self.coalesce(message)
+            await self.show_stop(message)
+
+    def stopped_trace(self, stop: dict[str, Any] | None) -> dict[str, Any] | None:
+        return stopped_trace(stop)
 
 
 class PodConsumer(LiveConsumer):
@@ -321,7 +368,10 @@ class PodConsumer(LiveConsumer):
         return live.pod_update(self.workspace, self.uid, messages)
 
     pod_trace = LiveConsumer.coalesce
-    debug_stop = LiveConsumer.coalesce
+    debug_stop = LiveConsumer.show_stop
+
+    def stopped_trace(self, stop: dict[str, Any] | None) -> dict[str, Any] | None:
+        return stopped_trace(stop, self.uid)
 
 
 def _pod_key(workspace: Workspace, uid: str) -> str:

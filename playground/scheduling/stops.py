@@ -72,6 +72,15 @@ class _Answer:
     """A ``stop`` command waits: the workspace is being deleted."""
 
 
+def aborted_note(document: dict[str, Any]) -> str:
+    """What the pages say once an Abort ended the attempt (the engine's error path for that
+    point requeues the pod, through backoff)."""
+    return (
+        f"The attempt of {document['pod']} (attempt {document['attempt']}) was aborted at "
+        f"{document['point']}: it ended with an Error, and the pod went back to the queue."
+    )
+
+
 class StopController:
     """Waits at the debugger's stops for a person's command (see the module's docstring)."""
 
@@ -110,6 +119,7 @@ class StopController:
             "uid": pod_uid(self.service.cluster, stop.pod),
             "summary": describe_stop(stop),
             **stop.to_dict(),
+            "events": [event.to_dict() for event in stop.events],  # the Live panel after a reload
         }
         self.service.live.flush(force=True)  # the pages watching see what led here first
         self._show(document, note="")
@@ -206,6 +216,8 @@ class StopController:
         answer.command = command
         if command == ABORT and document["point"] in CANNOT_ABORT:
             return f"run at {document['summary']} (abort is taken as run at {document['point']})"
+        if command == ABORT:
+            self._note = aborted_note(document)
         return f"{command} at {document['summary']}"
 
     # -- showing ----------------------------------------------------------------------------

@@ -63,6 +63,23 @@ def set_breakpoint(page: Page, point: str, pod: str, node: str = "") -> None:
         form.get_by_test_id("breakpoint-node").fill(node)
     form.get_by_role("button", name="Set breakpoint").click()
     expect(page.get_by_test_id("breakpoints-note")).to_contain_text("Breakpoint set")
+    breakpoints_in_force()
+
+
+def breakpoints_in_force() -> None:
+    """Waits until the scheduler has read the breakpoints (executed every ``breakpoints``
+    command): the page says "Breakpoint set" once it is stored, and on a busy machine the
+    service may take seconds to start or to reach the command. A pod created before would be
+    scheduled without stopping, and the stop waited for in vain."""
+
+    def pending() -> int:
+        commands = SchedulerCommand.objects.filter(kind=SchedulerCommand.BREAKPOINTS)
+        return commands.filter(done_at__isnull=True).count()
+
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while from_the_database(pending):
+        assert time.monotonic() < deadline, "the scheduler did not read the breakpoints"
+        time.sleep(0.05)
 
 
 def stop_section(page: Page):

@@ -9,6 +9,7 @@ with a redirect to the page it came from (a form with errors is shown there agai
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.contrib import messages
@@ -27,8 +28,9 @@ from playground.front.breakpoint_form import (
     describe,
     entries_of,
 )
-from playground.front.commands import send_command, wait_for_outcome
-from playground.front.stop_section import CONTROLS, render_stop_section
+from playground.front.commands import OUTCOME_POLL_SECONDS, send_command, wait_for_outcome
+from playground.front.live_panel import live_trace_context, stopped_trace
+from playground.front.stop_section import CONTROLS, render_stop_section, stored_stop
 from playground.front.views.pods import pod_page_context
 from playground.workspaces.models import Breakpoint, ClusterObject, SchedulerCommand, Workspace
 
@@ -39,12 +41,15 @@ def debugger(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 
 
 def debugger_context(workspace: Workspace) -> dict[str, Any]:
-    """What the page shows; its parts add their own."""
+    """What the page shows; its parts add their own. During a stop the Live panel shows the
+    attempt's extension points so far, as the page that saw them come did."""
+    stored = stored_stop(workspace)
     return {
+        **live_trace_context(workspace, stopped_trace(stored["stop"])),
         "section": "debugger",
         "workspace": workspace,
         "breakpoints_panel": breakpoints_panel(workspace, _debugger_url(workspace)),
-        "stop_section": render_stop_section(workspace),
+        "stop_section": render_stop_section(workspace, stored=stored),
     }
 
 
@@ -58,13 +63,18 @@ back shows where the scheduler went (the next stop, or that it runs)."""
 @workspace_view
 def debug_command(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     """Step, Next, Continue, Run to end, Abort, Play, Pause: a ``debug`` command naming the stop
-    the page showed, so of two browsers clicking at once one is applied and the other told."""
+    the page showed, so of two browsers clicking at once one is applied and the other told
+    (Pause names none: it stops playing at whichever stop the scheduler is at)."""
     command = request.POST.get("command", "")
     if command not in COMMANDS:
         return HttpResponseBadRequest(
             f"command: {command!r} is not one of {', '.join(sorted(COMMANDS))}"
         )
     payload: dict[str, Any] = {"command": command, "stop": request.POST.get("stop", "")}
+    if command == "pause":
+        # Pause means "stop playing wherever it is now": while playing, the stop the page
+        # showed may have gone on a moment before the click (it would be ignored).
+        payload["stop"] = ""
     if command == "play":
         try:
             payload["pace"] = float(request.POST.get("pace", ""))
@@ -73,15 +83,31 @@ def debug_command(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         if not 0 < payload["pace"] <= 60:
             return HttpResponseBadRequest("pace: seconds per extension point between 0.1 and 60")
     sent = send_command(workspace, request.user, SchedulerCommand.DEBUG, payload)
+    deadline = time.monotonic() + ANSWER_SECONDS
     outcome = wait_for_outcome(sent, ANSWER_SECONDS) or ""
     if outcome.startswith(("ignored", "invalid")):
         messages.warning(request, f"The scheduler {outcome}.")
+    elif outcome and command not in ("play", "pause"):
+        _wait_for_the_stop_to_end(workspace, payload["stop"], deadline)
     pod_uid = request.POST.get("pod") or None
     if request.htmx:
-        return HttpResponse(render_stop_section(workspace, pod_uid))
+        # Nothing to swap: the page's socket shows where the scheduler went. An answer drawn
+        # here too could arrive after the socket's newer one and put an older state back.
+        return HttpResponse(status=204)
     if pod_uid:
         return redirect("pod", workspace.slug, pod_uid)
     return redirect("debugger", workspace.slug)
+
+
+def _wait_for_the_stop_to_end(workspace: Workspace, stop_id: str, deadline: float) -> None:
+    """The scheduler marks a command done a moment before it leaves the stop (and stores
+    where it went): an answer drawn in between would show the stop just answered, its buttons
+    live, after the page had already shown it gone."""
+    while time.monotonic() < deadline:
+        stop = stored_stop(workspace)["stop"]
+        if stop is None or stop.get("id") != stop_id:
+            return
+        time.sleep(OUTCOME_POLL_SECONDS)
 
 
 @require_POST

@@ -16,9 +16,10 @@ from playground.front import trace_tables
 from playground.front.access import workspace_view
 from playground.front.breakpoint_form import BreakpointForm, breakpoints_panel
 from playground.front.devices import pod_claim_rows
+from playground.front.live_panel import live_trace_context, stopped_trace
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
-from playground.front.stop_section import render_stop_section
+from playground.front.stop_section import render_stop_section, stored_stop
 from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt, Workspace
 
 MATRIX_ROWS = 100
@@ -43,7 +44,9 @@ def pod_page_context(
     panel = None
     if pod is not None:
         panel = breakpoints_panel(workspace, next_url, pod=pod, form=breakpoint_form)
+    stored = stored_stop(workspace)
     return {
+        **live_trace_context(workspace, stopped_trace(stored["stop"], uid), pod_page=True),
         "workspace": workspace,
         "section": "pods",
         "uid": uid,
@@ -53,7 +56,7 @@ def pod_page_context(
         "attempts": attempts,
         "breakpoints_panel": panel,
         "claims": pod_claim_rows(workspace, pod) if pod is not None else [],
-        "stop_section": render_stop_section(workspace, uid),
+        "stop_section": render_stop_section(workspace, uid, stored),
         **latest_attempt_context(workspace, uid),
     }
 

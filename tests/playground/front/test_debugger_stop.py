@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from playground.front.stop_section import render_stop_parts
+from playground.live.fragments import top_level_elements
 from playground.scheduling.scheduler_state import scheduler_state
 from playground.workspaces.models import (
     ClusterObject,
@@ -70,7 +72,9 @@ def test_without_a_stop_the_page_says_the_scheduler_is_not_stopped(logged_in, wo
     content = logged_in.get("/w/lab/debugger/").content.decode()
     assert 'id="debugger-stop"' in content
     assert "The scheduler is not stopped: it stops at the breakpoints below" in content
-    assert 'data-testid="debugger-controls"' not in content
+    # The controls are in the page, hidden by the stylesheet while the section is not stopped.
+    assert '<div id="debugger-stop-where" class="stop-where">' in content
+    assert '<input type="hidden" id="debugger-stop-id" name="stop" value="">' in content
 
 
 def test_a_stop_shows_where_why_the_controls_and_the_panels(logged_in, stopped):
@@ -79,7 +83,8 @@ def test_a_stop_shows_where_why_the_controls_and_the_panels(logged_in, stopped):
     assert "breakpoint score" in content and "attempt 1" in content
     for label in ("Step", "Next", "Continue", "Run to end", "Abort", "Play"):
         assert f">{label}</button>" in content
-    assert content.count('name="stop" value="3-7"') == 6  # five commands and Play
+    assert '<div id="debugger-stop-where" class="stop-where stopped">' in content
+    assert content.count('name="stop" value="3-7"') == 1  # one form, a button per command
     assert '<div class="debugger-panels">' in content
     assert "Extension points completed" in content and 'aria-label="PreFilter"' in content
 
@@ -112,14 +117,18 @@ def test_the_pod_page_of_the_stopped_pod_shows_the_stop_and_another_pod_names_it
     assert "Stopped at score" not in other
 
 
-@pytest.mark.parametrize("verb", ["step", "next", "continue", "run", "abort", "pause"])
+@pytest.mark.parametrize("verb", ["step", "next", "continue", "run", "abort"])
 def test_a_click_sends_a_debug_command_naming_the_stop(htmx, stopped, woken, workspace, verb):
     response = htmx.post("/w/lab/debugger/command/", {"command": verb, "stop": "3-7"})
-    assert response.status_code == 200
-    assert response.content.decode().lstrip().startswith('<section id="debugger-stop"')
+    assert response.status_code == 204  # the page's socket shows where the scheduler went
     command = SchedulerCommand.objects.get()
     assert (command.kind, command.payload) == ("debug", {"command": verb, "stop": "3-7"})
     assert woken == [workspace]
+
+
+def test_pause_names_no_stop_while_playing_the_one_shown_may_just_have_gone_on(htmx, stopped):
+    htmx.post("/w/lab/debugger/command/", {"command": "pause", "stop": "3-7"})
+    assert SchedulerCommand.objects.get().payload == {"command": "pause", "stop": ""}
 
 
 def test_play_sends_its_pace(htmx, stopped):
@@ -158,6 +167,47 @@ def test_others_may_not_see_or_answer_a_stop(client, stranger, stopped):
     response = client.post("/w/lab/debugger/command/", {"command": "run", "stop": "3-7"})
     assert response.status_code == 404
     assert not SchedulerCommand.objects.exists()
+
+
+def test_a_socket_redraws_the_parts_of_the_section_never_the_controls(workspace, stopped):
+    parts = render_stop_parts(workspace)
+    ids = [element_id for element_id, _ in top_level_elements(parts)]
+    assert ids == [
+        "debugger-stop-where",
+        "debugger-stop-id",
+        "debugger-abort",
+        "debugger-play",
+        "debugger-stop-panels",
+        "debugger-note",
+    ]
+    assert 'data-command="step"' not in parts  # the buttons that never change stay put
+    # Play or Pause, and Abort, change with the stop only when what they do changes.
+    playing = {**stopped, "id": "3-8", "play": 1.0}
+    again = render_stop_parts(workspace, stored={"stop": playing, "note": ""})
+    play, abort = part(again, "debugger-play"), part(again, "debugger-abort")
+    assert 'data-command="pause"' in play and part(parts, "debugger-abort") == abort
+    next_one = render_stop_parts(workspace, stored={"stop": {**playing, "id": "3-9"}, "note": ""})
+    assert part(next_one, "debugger-play") == play
+    assert part(next_one, "debugger-stop-id") != part(again, "debugger-stop-id")
+
+
+def part(html: str, element_id: str) -> str:
+    return dict(top_level_elements(html))[element_id]
+
+
+def test_where_abort_cannot_end_the_attempt_its_button_says_it_is_taken_as_run(
+    logged_in, workspace, stopped
+):
+    SchedulerStatus.objects.update(stop={**stopped, "point": "bind", "plugin": "DefaultBinder"})
+    content = logged_in.get("/w/lab/debugger/").content.decode()
+    assert 'data-pending="Abort is taken as Run to end at bind: running this attempt' in content
+
+
+def test_each_button_says_what_it_does_the_moment_it_is_clicked(logged_in, stopped):
+    content = logged_in.get("/w/lab/debugger/").content.decode()
+    aborting = "Aborting: the attempt ends with an Error and the pod goes back to the queue."
+    assert f'data-command="abort" data-pending="{aborting}"' in content
+    assert 'hx-disabled-elt="find fieldset"' in content  # and none can be clicked again
 
 
 def test_a_stop_that_continued_by_itself_is_said_on_the_page(logged_in, workspace):

@@ -91,6 +91,13 @@ def test_the_chart_window_is_chosen_in_the_url_and_kept_by_the_live_board(logged
     assert 'ws-connect="/ws/w/lab/?view=queue&amp;window=60"' in content
 
 
+def test_the_whole_history_is_named_as_such_not_as_the_last_all(logged_in, status):
+    content = logged_in.get("/w/lab/queue/?window=all").content.decode()
+    assert "peak 3 pods in all the samples kept" in content
+    assert 'aria-label="Queue sizes (pods) over all the samples kept"' in content
+    assert "the last all" not in content
+
+
 def test_an_unknown_chart_window_is_named_and_the_default_shown(logged_in, status):
     content = logged_in.get("/w/lab/queue/?window=7").content.decode()
     assert "window: unknown value &quot;7&quot;: choose one of 60, 300, 600, all" in content

@@ -7,11 +7,12 @@ import json
 
 import pytest
 from django.template.loader import render_to_string
+from django.utils.html import strip_tags
 
 from framework.debugger.session import STEP
 from playground.front.stop_panels import PANEL_ROWS, panels_context
 from playground.front.trace_tables import PASSED, Verdict
-from tests.framework.debugger.scenario import NODES, WEB, node, simulate
+from tests.framework.debugger.scenario import BIG, NODES, WEB, node, simulate
 
 
 def stop_dict(objects: str, *breaks: str, answer=None, index: int = 0) -> dict:
@@ -134,6 +135,37 @@ def test_the_template_draws_the_panels_from_the_stop_alone(at_score):
     assert 'aria-label="CycleState"' in html and "PreScoreNodeResourcesFit" in html
     assert 'aria-label="Nodes"' in html and "0 / 8Gi" in html
     assert "in flight <strong>1</strong>" in html
+
+
+def text_of(html: str) -> str:
+    """The words a person reads or copies: tags dropped, white space as one space."""
+    return " ".join(strip_tags(html).split())
+
+
+def test_the_extension_points_completed_read_apart_numbered(at_score):
+    html = render_to_string("front/debugger_panels.html", {"stop": at_score})
+    section = html[html.index('aria-label="Extension points completed"') :]
+    text = text_of(section[: section.index("</section>")])
+    assert "1. preFilter Success 2. filter Success 3. preScore Success" in text
+
+
+GATED = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gated, namespace: default}
+spec:
+  schedulingGates: [{name: example.com/wait}]
+  containers:
+  - {name: c, image: app}
+"""
+
+
+def test_the_queue_counts_gated_pods_apart_from_unschedulable_ones_as_the_board_does():
+    stop = stop_dict(NODES + BIG + GATED + WEB, "score")
+    assert stop["queue"]["unschedulablePods"] == 2 and stop["queue"]["gated"] == 1
+    html = render_to_string("front/debugger_panels.html", {"stop": stop})
+    assert "unschedulable <strong>1</strong> · gated <strong>1</strong>" in html
 
 
 def test_a_stop_without_the_schedulers_state_shows_only_the_results(at_score):

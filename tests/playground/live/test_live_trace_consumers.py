@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from datetime import timedelta
 
 import pytest
@@ -14,7 +15,8 @@ from django.utils import timezone
 
 from playground.live import broadcast, consumers
 from playground.live.consumers import LiveAttempt
-from playground.workspaces.models import LiveWatch
+from playground.workspaces.models import LiveWatch, SchedulerStatus
+from tests.framework.debugger.scenario import NODES, WEB, simulate
 from tests.playground.front.rows import pod, store
 from tests.playground.live.conftest import connect_and
 
@@ -247,3 +249,71 @@ def test_messages_that_overtake_each_other_are_put_back_in_the_order_sent():
     assert [e["point"] for e in live.events] == ["preFilter", "filter", "preScore", "score"]
     # A message of an earlier attempt that arrives late does not replace the attempt shown.
     assert live.add(message(2, "postFilter", attempt=0)) is live
+
+
+# ----------------------------------------------------------------------------------------------
+# During a stop
+
+
+def stop_document(stop_id: str, play: float | None = None) -> dict:
+    """A stop at Score of default/web as the service stores it, with its attempt's events."""
+    _, stops, _ = simulate(NODES + WEB, "score")
+    document = {
+        **json.loads(json.dumps(stops[0].to_dict())),
+        "events": [event.to_dict() for event in stops[0].events],
+        "id": stop_id,
+        "since": 1_800_000_000.0,
+        "deadline": 1_800_000_600.0,
+        "play": play,
+        "uid": "uid-web",
+        "summary": "default/web attempt 1: score",
+    }
+    return json.loads(json.dumps(document))
+
+
+def test_a_page_opened_during_a_stop_shows_the_attempts_points_so_far_and_adds_to_them(
+    owner, workspace
+):
+    SchedulerStatus.objects.create(workspace=workspace, stop=stop_document("1-1"))
+
+    async def scenario(ws, connected, first):
+        send(workspace, 1, [point("score"), call("reserve", "VolumeBinding")], debugger=True)
+        return first, await ws.receive_from(timeout=5)
+
+    first, html = connect_and(DEBUGGER_PAGE, owner, scenario)
+    assert "Stopped at score" in first and "running score" in first
+    assert "<td>preFilter</td>" in first and "<td>preScore</td>" in first
+    assert "<td>preFilter</td>" in html and "<td>score</td>" in html, "the stream goes on"
+
+
+def test_while_playing_the_end_of_a_stop_waits_for_the_next_one(owner, workspace):
+    """(A page opened during the stop knows it plays from the stored stop.)"""
+    playing = stop_document("1-1", 5.0)
+    SchedulerStatus.objects.create(workspace=workspace, stop=playing)
+
+    async def scenario(ws, connected, first):
+        group = broadcast.workspace_group(workspace.pk)
+        message = {"type": broadcast.DEBUG_STOP, "note": ""}
+        await get_channel_layer().group_send(group, {**message, "stop": None})
+        held = await ws.receive_nothing(timeout=0.6)  # a render would say "not stopped"
+        await get_channel_layer().group_send(group, {**message, "stop": stop_document("1-2", 5.0)})
+        return first, held, await ws.receive_from(timeout=5)
+
+    first, held, html = connect_and(DEBUGGER_PAGE, owner, scenario)
+    assert 'value="1-1"' in first and "playing at 5 s" in first
+    assert held, "the end of the stop waited for the next one"
+    assert 'value="1-2"' in html and "not-stopped" not in html
+    assert 'id="debugger-play"' not in html, "Pause is the same button"
+
+
+def test_once_playing_reaches_the_end_the_page_says_so_one_pace_later(owner, workspace):
+    playing = stop_document("1-1", 0.2)
+    SchedulerStatus.objects.create(workspace=workspace, stop=playing)
+
+    async def scenario(ws, connected, first):
+        group = broadcast.workspace_group(workspace.pk)
+        message = {"type": broadcast.DEBUG_STOP, "note": ""}
+        await get_channel_layer().group_send(group, {**message, "stop": None})
+        return await ws.receive_from(timeout=5)
+
+    assert 'data-testid="not-stopped"' in connect_and(DEBUGGER_PAGE, owner, scenario)

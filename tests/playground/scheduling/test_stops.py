@@ -194,6 +194,8 @@ def test_abort_ends_the_attempt_with_an_error_and_the_pod_goes_back_to_the_queue
 
     [stop] = stops_shown(sent)
     assert (stop["point"], stop["node"]) == ("filter", "n2")
+    # The attempt's events so far, the stop's last: a page loaded now shows them (Live panel).
+    assert stop["events"][0]["point"] == "preFilter" and stop["events"][-1] == stop["event"]
     [outcome] = person.outcomes()
     assert outcome.startswith("abort at default/web attempt 1: filter")
     [attempt] = SchedulingAttempt.objects.all()
@@ -201,6 +203,11 @@ def test_abort_ends_the_attempt_with_an_error_and_the_pod_goes_back_to_the_queue
     assert two_nodes.get("Pod", "web", "default").spec.node_name == ""
     status = SchedulerStatus.objects.get(workspace=workspace)
     assert [e["pod"] for e in status.queue["backoff"]] == ["default/web"]
+    # The pages say so with the stop's end, and keep saying it until the next stop.
+    said = "The attempt of default/web (attempt 1) was aborted at filter: it ended with an "
+    [end] = [m for g, m in sent if m["type"] == broadcast.DEBUG_STOP and m["stop"] is None][-1:]
+    assert end["note"] == status.debugger_note
+    assert status.debugger_note == said + "Error, and the pod went back to the queue."
 
     breakpoint.delete()
     command(workspace, SchedulerCommand.BREAKPOINTS)
