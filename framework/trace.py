@@ -7,9 +7,11 @@ docs/trace.md and shared by the CLI's JSON, the stored traces and the websocket 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol
+from time import perf_counter
+from typing import Any, NamedTuple, Protocol
 
 PLUGIN = "plugin"
 """Event kind: one call of one plugin (for Filter and Score: on one node)."""
@@ -34,6 +36,9 @@ class TraceEvent:
     score: int | None = None
     duration: float = 0.0
     data: dict[str, Any] = field(default_factory=dict)
+    stopped: float = 0.0
+    """Extension points: seconds an observer held the point stopped (a debugger stop), not
+    counted in ``duration``."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of docs/trace.md (camelCase keys, empty fields left out).
@@ -47,6 +52,9 @@ class TraceEvent:
             if (value := getattr(self, name)) is not None and value != [] and value != {}
         }
         out["durationSeconds"] = out.pop("duration", 0.0)
+        stopped = out.pop("stopped")
+        if stopped:
+            out["stoppedSeconds"] = stopped
         return out
 
     @classmethod
@@ -69,10 +77,46 @@ class TraceEvent:
             score=data.get("score"),
             duration=data.get("durationSeconds", 0.0),
             data=data.get("data", {}),
+            stopped=data.get("stoppedSeconds", 0.0),
         )
 
 
 _EVENT_FIELDS = tuple(f.name for f in fields(TraceEvent))
+
+
+# An extension point's time, less the time an observer held it stopped -------------------------
+
+
+class _Held(threading.local):
+    seconds = 0.0
+    """Seconds this thread's scheduling was held stopped by observers, in all."""
+
+
+_held = _Held()
+
+
+class PointStart(NamedTuple):
+    """When an extension point began: the clock, and how long this thread had been held."""
+
+    clock: float
+    held: float
+
+
+def hold(seconds: float) -> None:
+    """Counts ``seconds`` an observer held this thread's scheduling stopped (the debugger,
+    waiting for a person): the extension point under way does not count them as its own.
+    Per thread, as each scheduler (and each binding cycle) runs its points on one."""
+    _held.seconds += seconds
+
+
+def point_start() -> PointStart:
+    return PointStart(perf_counter(), _held.seconds)
+
+
+def point_time(start: PointStart) -> tuple[float, float]:
+    """The point's own seconds since ``start``, and the seconds it was held stopped."""
+    stopped = _held.seconds - start.held
+    return perf_counter() - start.clock - stopped, stopped
 
 
 def per_node_events(event: TraceEvent) -> list[TraceEvent]:

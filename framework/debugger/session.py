@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.debugger import view
 from framework.debugger.breakpoints import Breakpoint
 from framework.scheduler.cycle import AttemptAborted, Cycle
-from framework.trace import EXTENSION_POINT, FanOut, TraceEvent
+from framework.trace import EXTENSION_POINT, FanOut, TraceEvent, hold
 
 if TYPE_CHECKING:
     from framework.scheduler.scheduler import Scheduler
@@ -128,6 +129,20 @@ class Debugger:
         if reason:
             self._stop(attempt, event, reason)
 
+    def still_stops_at(self, stop: Stop) -> bool:
+        """Whether the scheduler would still be stopped where ``stop`` stands with the
+        breakpoints set now (they changed during the stop): without any breakpoint, never; a
+        stop made by a breakpoint, when one of them matches its event for its pod; a step
+        or a next, which a person asked for, as long as some breakpoint keeps the debugger on."""
+        if not self.breakpoints:
+            return False
+        if stop.reason in (STEP, NEXT):
+            return True
+        attempt = self._attempts.get(stop.pod)
+        if attempt is None:
+            return False
+        return any(b.matches(stop.event) for b in self._breakpoints_for(attempt, stop.event))
+
     # -- attempts --------------------------------------------------------------------------
 
     def _attempt_of(self, event: TraceEvent) -> _Attempt:
@@ -187,7 +202,11 @@ class Debugger:
             state=self._state(attempt),
             events=list(attempt.events),
         )
-        command = self.controller(stop)
+        began = perf_counter()
+        try:
+            command = self.controller(stop)
+        finally:
+            hold(perf_counter() - began)  # the time stopped is not the extension point's
         if command not in COMMANDS:
             raise ValueError(f"unknown debugger command {command!r} (one of {', '.join(COMMANDS)})")
         if command == ABORT and event.point in CANNOT_ABORT:

@@ -75,7 +75,16 @@ from framework.runtime.tracing import (
     score_data,
 )
 from framework.runtime.waiting_pods import WaitingPod, WaitingPodsMap
-from framework.trace import EXTENSION_POINT, PLUGIN, PLUGIN_BATCH, Observer, TraceEvent
+from framework.trace import (
+    EXTENSION_POINT,
+    PLUGIN,
+    PLUGIN_BATCH,
+    Observer,
+    PointStart,
+    TraceEvent,
+    point_start,
+    point_time,
+)
 from framework.util.clock import Clock, RealClock
 
 __all__ = ["EXTENSION_POINTS", "MAX_PERMIT_TIMEOUT", "Framework", "FrameworkError"]
@@ -295,13 +304,14 @@ class Framework:
         point: str,
         pod: Pod,
         status: Status | None,
-        start: float,
+        start: PointStart,
         data: dict[str, Any] | None = None,
         node: str | None = None,
     ) -> None:
         observer = self.observer
         if observer is None:
             return
+        duration, stopped = point_time(start)
         observer.on_event(
             TraceEvent(
                 kind=EXTENSION_POINT,
@@ -312,8 +322,9 @@ class Framework:
                 plugin=status.plugin if status is not None else "",
                 node=node,
                 reasons=list(status.all_reasons()) if status is not None else [],
-                duration=perf_counter() - start,
+                duration=duration,
                 data=data or {},
+                stopped=stopped,
             )
         )
 
@@ -332,7 +343,7 @@ class Framework:
         Upstream runs this loop inside the scheduling queue; it lives here so the queue stays
         free of tracing and the playground can show gating like any other extension point.
         """
-        start = perf_counter()
+        start = point_start()
         for plugin in self.pre_enqueue_plugins:
             status = self._call("preEnqueue", plugin, pod, None, plugin.pre_enqueue, pod)
             if status is not None and not status.is_success():
@@ -353,7 +364,7 @@ class Framework:
         Skip marks the plugin's Filter as skipped. Unschedulable is remembered while the other
         plugins still run (so preemption sees full state); any other failure stops at once.
         """
-        start = perf_counter()
+        start = point_start()
         skip: set[str] = set()
         try:
             result, status, narrowed_by = self._pre_filter(state, pod, skip)
@@ -584,7 +595,7 @@ class Framework:
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status]:
         """Runs PostFilter plugins until one succeeds, errors or is UnschedulableAndUnresolvable."""
-        start = perf_counter()
+        start = point_start()
         result, status = self._post_filter(state, pod, filtered_node_status_map)
         data = {}
         if result is not None and result.nominating_info is not None:
@@ -631,7 +642,7 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> Status | None:
         """Runs PreScore plugins; Skip marks the plugin's Score as skipped, failure aborts."""
-        start = perf_counter()
+        start = point_start()
         skip: set[str] = set()
         status: Status | None = None
         try:
@@ -656,7 +667,7 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> tuple[ScoredNodes | None, Status | None]:
         """Scores every node with every plugin, normalizes each plugin's scores, applies weights."""
-        start = perf_counter()
+        start = point_start()
         plugins = [p for p in self.score_plugins if p.name not in state.skip_score_plugins]
         table = self._score_table(state, pod, nodes, plugins)
         if isinstance(table, Status):
@@ -770,7 +781,7 @@ class Framework:
         self, state: CycleState, pod: Pod, node_name: str
     ) -> Status | None:
         """Runs Reserve plugins in order; the first failure stops (the caller unreserves all)."""
-        start = perf_counter()
+        start = point_start()
         status = None
         for plugin in self.reserve_plugins:
             result = self._call(
@@ -787,7 +798,7 @@ class Framework:
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Runs Unreserve of every reserve plugin, in reverse order, whatever Reserve returned."""
-        start = perf_counter()
+        start = point_start()
         for plugin in reversed(self.reserve_plugins):
             self._call("unreserve", plugin, pod, node_name, plugin.unreserve, state, pod, node_name)
         self._emit_point("unreserve", pod, None, start, node=node_name)
@@ -796,7 +807,7 @@ class Framework:
         self, state: CycleState, pod: Pod, node_name: str
     ) -> tuple[dict[str, float] | None, Status | None]:
         """Runs Permit plugins; returns each waiting plugin's timeout when any asked to wait."""
-        start = perf_counter()
+        start = point_start()
         waits, status = self._permit(state, pod, node_name)
         data = {"waitSeconds": waits} if waits else None
         self._emit_point("permit", pod, status, start, data, node=node_name)
@@ -841,7 +852,7 @@ class Framework:
         waiting_pod = self.waiting_pods.get(pod.uid)
         if waiting_pod is None:
             return None
-        start = perf_counter()
+        start = point_start()
         try:
             outcome = waiting_pod.wait(timeout)
         finally:
@@ -895,7 +906,7 @@ class Framework:
         Groups upstream runs in parallel run here one after another; the outcome is the same
         because a group fails on its first failing member either way.
         """
-        start = perf_counter()
+        start = point_start()
         status = None
         for plugin in self.pre_bind_plugins:
             if plugin.name in state.skip_pre_bind_plugins:
@@ -914,7 +925,7 @@ class Framework:
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Tries Bind plugins in order until one does not Skip."""
-        start = perf_counter()
+        start = point_start()
         status = self._bind(state, pod, node_name)
         self._emit_point("bind", pod, status, start, node=node_name)
         return status
@@ -935,7 +946,7 @@ class Framework:
         return status
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        start = perf_counter()
+        start = point_start()
         for plugin in self.post_bind_plugins:
             self._call("postBind", plugin, pod, node_name, plugin.post_bind, state, pod, node_name)
         self._emit_point("postBind", pod, None, start, node=node_name)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.interface.cycle_state import CycleState
@@ -33,7 +32,7 @@ from framework.interface.types import (
 from framework.scheduler.cycle import AttemptAborted, Cycle
 from framework.scheduler.fit_error import Diagnosis, FitError, NoNodesAvailableError
 from framework.scheduler.select_host import SortedNodeScores
-from framework.trace import EXTENSION_POINT, TraceEvent
+from framework.trace import EXTENSION_POINT, PointStart, TraceEvent, point_start, point_time
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
@@ -364,7 +363,7 @@ class ScheduleOne:
         checks them in the same order, in batches no larger than the number still to find, so
         it looks at exactly the nodes a one-by-one walk would and finds the same ones.
         """
-        start = perf_counter()
+        start = point_start()
         num_all = len(nodes)
         to_find = self.num_feasible_nodes_to_find(framework.percentage_of_nodes_to_score, num_all)
         if not self._has_extender_filters() and not self._has_scoring(framework):
@@ -784,7 +783,7 @@ class ScheduleOne:
         self,
         framework: Framework,
         pod: Pod,
-        start: float,
+        start: PointStart,
         feasible: list[NodeInfo],
         diagnosis: Diagnosis,
         node_hint: str = "",
@@ -801,6 +800,7 @@ class ScheduleOne:
         }
         if node_hint:
             data["nodeHint"] = node_hint
+        duration, stopped = point_time(start)
         observer.on_event(
             TraceEvent(
                 kind=EXTENSION_POINT,
@@ -808,8 +808,9 @@ class ScheduleOne:
                 pod=pod.key,
                 profile=framework.profile_name(),
                 code="Success" if feasible else "Unschedulable",
-                duration=perf_counter() - start,
+                duration=duration,
                 data=data,
+                stopped=stopped,
             )
         )
 

@@ -207,6 +207,8 @@ class Entry:
     row: Breakpoint
     engine: EngineBreakpoint | None
     problem: str = ""
+    warning: str = ""
+    """Why it may not stop now although it is valid: its node does not exist (yet)."""
 
     @property
     def stop_at(self) -> str:
@@ -245,6 +247,7 @@ def breakpoints_panel(
         initial = {"pod": pod.key} if pod is not None else None
         form = BreakpointForm(workspace=workspace, initial=initial)
     entries = entries_of(workspace.breakpoints.all())
+    _warn_of_missing_nodes(workspace, entries)
     total = len(entries)
     if pod is not None:
         entries = applying_to(entries, pod)
@@ -268,6 +271,28 @@ def _names(workspace: Workspace, kind: str) -> list[str]:
     )
     names = rows.values_list("namespace", "name")[:DATALIST_LIMIT]
     return [f"{namespace}/{name}" if namespace else name for namespace, name in names]
+
+
+def missing_nodes(workspace: Workspace, names: Iterable[str]) -> set[str]:
+    """Those of the node names that no node of the workspace has now. A breakpoint may name a
+    node before it exists (one is about to be added, a live cluster's autoscaler adds it), so
+    it is set all the same, with a warning: one naming a mistyped node would never stop."""
+    wanted = {name for name in names if name}
+    if not wanted:
+        return set()
+    nodes = ClusterObject.objects.filter(workspace=workspace, kind="Node", name__in=wanted)
+    return wanted - set(nodes.values_list("name", flat=True))
+
+
+def missing_node_note(node: str) -> str:
+    return f"No node is named {node} in this workspace now: it stops only once one is."
+
+
+def _warn_of_missing_nodes(workspace: Workspace, entries: list[Entry]) -> None:
+    missing = missing_nodes(workspace, (e.row.node for e in entries if e.engine is not None))
+    for entry in entries:
+        if entry.row.node in missing and entry.engine is not None:
+            entry.warning = f"no node {entry.row.node} now"
 
 
 def applying_to(entries: Iterable[Entry], pod: ClusterObject) -> list[Entry]:

@@ -271,6 +271,7 @@ class SchedulerService:
         self._watching = self.live.refresh(force=True)
         self._read_breakpoints()
         self._forget_lost_stop()
+        self.stops.forget_play()
         self._sizes = self._stored_sizes()
         self._publish(force=True)
 

@@ -25,11 +25,17 @@ def test_a_breakpoint_at_score_for_a_plugin_is_set_listed_refused_when_wrong_and
     assert page_is_the_same(page), "each answer was swapped in, never a page load"
 
 
-def set_breakpoint_at_score(page: Page) -> None:
+def submit(page: Page, stop_at: str, **fields: str) -> None:
+    """Fills the form (``fields``: label → text) and sets the breakpoint."""
     form = page.get_by_test_id("breakpoint-form")
-    form.get_by_label("Stop at").select_option(label="Score")
-    form.get_by_label("Plugin").fill("NodeResourcesFit")
+    form.get_by_label("Stop at").select_option(label=stop_at)
+    for label, text in fields.items():
+        form.get_by_label(label).fill(text)
     form.get_by_role("button", name="Set breakpoint").click()
+
+
+def set_breakpoint_at_score(page: Page) -> None:
+    submit(page, "Score", Plugin="NodeResourcesFit")
     expect(page.get_by_test_id("breakpoints-note")).to_have_text(
         "Breakpoint set: Score · NodeResourcesFit."
     )
@@ -65,3 +71,26 @@ def clear_it(page: Page) -> None:
     )
     expect(page.get_by_test_id("breakpoint")).to_have_count(0)
     expect(page.get_by_test_id("no-breakpoints")).to_be_visible()
+
+
+def test_a_breakpoint_on_a_node_that_does_not_exist_is_set_with_a_warning(context, demo):
+    page = context.new_page()
+    log_in(page, demo)
+    page.goto("/w/demo/debugger/")
+    submit(page, "Filter", Node="no-such-node")
+
+    expect(page.get_by_test_id("breakpoints-note")).to_have_text(
+        "Breakpoint set: Filter · node no-such-node. No node is named no-such-node in this "
+        "workspace now: it stops only once one is."
+    )
+    row = page.get_by_test_id("breakpoint")
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("breakpoint-warning")).to_have_text("no node no-such-node now")
+
+    # A breakpoint on a node that exists says nothing of the kind.
+    submit(page, "Score", Node="b-medium-2")
+    expect(page.get_by_test_id("breakpoints-note")).to_have_text(
+        "Breakpoint set: Score · node b-medium-2."
+    )
+    expect(page.get_by_test_id("breakpoint")).to_have_count(2)
+    expect(page.get_by_test_id("breakpoint-warning")).to_have_count(1)

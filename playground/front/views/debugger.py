@@ -27,6 +27,8 @@ from playground.front.breakpoint_form import (
     breakpoints_panel,
     describe,
     entries_of,
+    missing_node_note,
+    missing_nodes,
 )
 from playground.front.commands import OUTCOME_POLL_SECONDS, send_command, wait_for_outcome
 from playground.front.live_panel import live_trace_context, stopped_trace
@@ -120,6 +122,8 @@ def breakpoint_add(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         return _form_again(request, workspace, pod, form)
     added = form.save(request.user)
     note = f"Breakpoint set: {describe(added)}."
+    if missing_nodes(workspace, [added.node]):
+        note += f" {missing_node_note(added.node)}"
     if pod is not None and not applying_to(entries_of([added]), pod):
         note += " It does not apply to this pod: the debugger page lists it."
     return _changed(request, workspace, pod, note)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from framework.debugger.breakpoints import POINTS
-from framework.debugger.session import ABORT, NEXT, RUN, STEP, Debugger
+from framework.debugger.breakpoints import POINTS, Breakpoint
+from framework.debugger.session import ABORT, CONTINUE, NEXT, RUN, STEP, Debugger, Stop
 from framework.simulator import Simulation
-from framework.trace import EXTENSION_POINT
+from framework.trace import EXTENSION_POINT, TraceEvent
 from tests.framework.debugger.scenario import BIG, CONFIG, NODES, WEB, outcomes, simulate
 
 
@@ -160,3 +162,70 @@ def test_the_debugger_remembers_the_attempts_of_the_most_recent_pods_only(monkey
     assert len(stops) == 5, "every pod still stops once"
     debugger = simulation.scheduler.profiles["default-scheduler"].observer.observers[-1]
     assert list(debugger._attempts) == ["default/p3", "default/p4"]
+
+
+HELD = 0.3
+"""Seconds a controller below keeps a stop waiting: far more than a point of these few nodes
+takes to run."""
+
+
+def waiting(command):
+    def answer(stop, stops):
+        time.sleep(HELD)
+        return command
+
+    return answer
+
+
+def points_of(simulation) -> dict[str, TraceEvent]:
+    events = simulation.reports[0].events
+    return {e.point: e for e in events if e.kind == EXTENSION_POINT}
+
+
+def test_the_time_stopped_inside_a_point_is_not_its_own_and_is_reported_apart():
+    _, stops, simulation = simulate(NODES + WEB, "filter@n2", answer=waiting(CONTINUE))
+    assert [(s.point, s.node) for s in stops] == [("filter", "n2")]
+    points = points_of(simulation)
+    assert points["filter"].stopped >= HELD
+    assert points["filter"].duration < HELD
+    assert points["filter"].to_dict()["stoppedSeconds"] == points["filter"].stopped
+    assert [p for p, event in points.items() if event.stopped] == ["filter"]
+
+
+def test_a_stop_at_the_end_of_a_point_counts_in_no_point():
+    _, stops, simulation = simulate(NODES + WEB, "preFilter", answer=waiting(NEXT))
+    assert stops[0].kind != EXTENSION_POINT  # inside PreFilter: its first plugin call
+    assert all(s.kind == EXTENSION_POINT for s in stops[1:])  # then each point's end
+    points = points_of(simulation)
+    assert points["preFilter"].stopped >= HELD
+    assert [p for p, event in points.items() if event.stopped] == ["preFilter"]
+
+
+def test_whether_a_stop_would_still_be_made_with_the_breakpoints_set_now():
+    """The playground asks when a person changes the breakpoints during a stop."""
+    at_n2 = Breakpoint(point="filter", node="n2")
+    verdicts: dict[str, list[bool]] = {}
+
+    def controller(stop: Stop) -> str:
+        kept = debugger.breakpoints
+        for breakpoints in (
+            [],
+            [at_n2],
+            [Breakpoint(point="filter", selector="app=web")],
+            [Breakpoint(point="filter", pod="default/other")],
+            [Breakpoint(point="score")],
+        ):
+            debugger.breakpoints = breakpoints
+            verdicts.setdefault(stop.reason, []).append(debugger.still_stops_at(stop))
+        debugger.breakpoints = kept
+        return STEP if stop.reason != "step" else RUN
+
+    debugger = Debugger([at_n2], controller)
+    Simulation(CONFIG, NODES + WEB, debugger=debugger).run()
+
+    assert verdicts == {
+        # A breakpoint's stop: while one of them stops there, for this pod.
+        "breakpoint filter@n2": [False, True, True, False, False],
+        # A step: the person's own, while the debugger stays on at all.
+        "step": [False, True, True, True, True],
+    }

@@ -111,6 +111,7 @@ def test_every_field_survives_the_round_trip_through_json():
         score=42,
         duration=0.25,
         data={"nodes": ["n1"], "scores": [42]},
+        stopped=56.2,
     )
     defaults = TraceEvent(kind="", point="", pod="", profile="", code="")
     # Each field differs from its default: a field added later is covered or this test fails.

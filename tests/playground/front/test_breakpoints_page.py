@@ -116,14 +116,35 @@ def test_a_breakpoint_is_set_and_the_scheduler_told_to_read_them_again(
 
 
 def test_htmx_gets_the_panel_back_with_the_new_breakpoint_and_an_empty_form(htmx, workspace):
+    store(workspace, node("n1"))
     response = htmx.post(ADD, {**form(point="filter", node="n1"), "next": PAGE})
     content = response.content.decode()
     assert response.status_code == 200
     assert content.startswith('<section class="panel breakpoints" id="breakpoints"')
-    assert "Breakpoint set: Filter · node n1." in content
+    assert "Breakpoint set: Filter · node n1.</p>" in content
+    assert "breakpoint-warning" not in content
     assert listed(content) == [["Filter", "any", "n1", "any", "any", "any"]]
     assert input_value(content, "node") == ""
     assert commands() == [SchedulerCommand.BREAKPOINTS]
+
+
+def test_a_breakpoint_on_a_node_that_does_not_exist_is_set_with_a_warning(htmx, workspace):
+    """The node may come later (a live cluster's autoscaler adds it); a mistyped one never."""
+    store(workspace, node("n1"))
+    response = htmx.post(ADD, {**form(point="score", node="no-such-node"), "next": PAGE})
+    content = html.unescape(response.content.decode())
+    assert response.status_code == 200
+    assert (
+        "Breakpoint set: Score · node no-such-node. No node is named no-such-node in this "
+        "workspace now: it stops only once one is."
+    ) in content
+    assert listed(content) == [
+        ["Score", "any", "no-such-node" + "no node no-such-node now"] + ["any"] * 3
+    ]
+
+    store(workspace, node("no-such-node"))
+    content = htmx.get(PAGE).content.decode()
+    assert listed(content) == [["Score", "any", "no-such-node", "any", "any", "any"]]
 
 
 def test_a_breakpoint_on_failure_is_stored_without_a_point(logged_in, workspace):

@@ -1,6 +1,8 @@
 """A pod's page: its latest attempt's tables at once, every attempt, and each attempt's own
 page under its pod and number."""
 
+import re
+
 import pytest
 
 from playground.workspaces.models import AttemptTrace, SchedulingAttempt
@@ -223,3 +225,22 @@ def test_the_pod_page_shows_each_plugins_result_and_the_skipped_plugins(logged_i
     assert 'title="its PreFilter returned Skip">NodePorts</th>' in page
     assert 'title="its PreScore returned Skip">InterPodAffinity</th>' in page
     assert "NodeResourcesFit: its PreFilter returned Skip" not in page
+
+
+def test_a_points_time_stopped_at_the_debugger_is_shown_apart_from_its_own(logged_in, workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/p", pod_uid="u", result="Scheduled"
+    )
+    point = {"kind": "extensionPoint", "point": "filter", "code": "Success"}
+    AttemptTrace.pack(
+        attempt,
+        [
+            {**point, "durationSeconds": 0.00123, "stoppedSeconds": 56.2335},
+            {**point, "point": "score", "durationSeconds": 0.0005},
+        ],
+    ).save()
+    content = logged_in.get("/w/lab/pods/u/attempts/1/").content.decode()
+    filter_row, score_row = re.findall(r'<tr class="point-row">(.*?)</tr>', content, re.S)
+    assert re.search(r'<td class="num">1\.23<div [^>]*data-testid="stopped-time"', filter_row)
+    assert "stopped 56.2 s</div>" in filter_row
+    assert "stopped" not in score_row

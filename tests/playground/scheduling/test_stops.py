@@ -535,3 +535,177 @@ def test_clearing_a_node_breakpoint_gives_the_batch_form_back(
     service.tick()
 
     assert not framework.per_node
+
+
+# ----------------------------------------------------------------------------------------------
+# Play belongs to its attempt; a stop no breakpoint would make any more goes on
+
+
+def labelled(name: str, **labels: str) -> dict:
+    manifest = pod_manifest(name)
+    manifest["metadata"]["labels"] = labels
+    return manifest
+
+
+def test_play_belongs_to_the_attempt_it_was_pressed_in_and_a_later_stop_waits(
+    make_service, workspace, two_nodes, binding_tasks, sent, person
+):
+    Breakpoint.objects.create(workspace=workspace, point="score", selector="app=playrepro")
+    two_nodes.add(labelled("play-1", app="playrepro"))
+    person.answers = [says("play", pace=0.5)]
+    service = make_service(clock=AdvancingClock(time.time()))
+    service.stops.stop_seconds = 120
+    service.start()
+    settle(service, binding_tasks)
+    assert results() == [("default/play-1", "Scheduled", "n2")]
+    played = list({s["id"]: s for s in stops_shown(sent)}.values())  # each stop once
+    assert [s["reason"] for s in played[1:]] == ["next"] * (len(played) - 1)
+    assert all(s["play"] == 0.5 for s in played[1:])
+
+    sent.clear()
+    two_nodes.add(labelled("play-2", app="playrepro"))
+    settle(service, binding_tasks)
+
+    # Nobody answered play-2's stop: it waited, without playing, until its time ran out.
+    [waited] = stops_shown(sent)
+    assert (waited["pod"], waited["reason"], waited["play"]) == (
+        "default/play-2",
+        "breakpoint score selector app=playrepro",
+        None,
+    )
+    assert notes(sent) == [
+        f"The stop at {waited['summary']} continued by itself after 2 minutes without a command."
+    ]
+    assert results()[-1][:2] == ("default/play-2", "Scheduled")
+
+
+def test_play_goes_on_in_its_own_attempt_after_another_pods_stop(
+    make_service, workspace, two_nodes, binding_tasks, sent, person
+):
+    """A pod plays up to PreBind; its Bind is reported by the binding task after another pod
+    stopped at its own breakpoint (and was answered): the first pod's Bind stop plays on."""
+    Breakpoint.objects.create(workspace=workspace, point="preBind", pod="default/first")
+    Breakpoint.objects.create(workspace=workspace, point="filter", pod="default/second")
+    two_nodes.add(pod_manifest("first"))
+    two_nodes.add(pod_manifest("second"))
+    person.answers = [says("play", pace=0.5), [], says("continue")]
+    service = make_service(clock=AdvancingClock(time.time()))
+    service.start()
+
+    settle(service, binding_tasks)
+
+    shown = [(s["pod"], s["point"], s["play"]) for s in stops_shown(sent)]
+    assert shown[:3] == [
+        ("default/first", "preBind", None),
+        ("default/first", "preBind", 0.5),  # the end of PreBind, played to
+        ("default/second", "filter", None),
+    ]
+    assert ("default/first", "bind", 0.5) in shown[3:]
+    assert {key for key, _, _ in shown} == {"default/first", "default/second"}
+
+
+def test_clearing_every_breakpoint_lets_the_stop_go_on_and_says_so(
+    make_service, workspace, two_nodes, binding_tasks, sent, person
+):
+    Breakpoint.objects.create(workspace=workspace, point="filter", node="n2")
+    two_nodes.add(pod_manifest("web"))
+
+    def clear_all():
+        Breakpoint.objects.all().delete()
+        person.written.append(command(workspace, SchedulerCommand.BREAKPOINTS))
+
+    person.answers = [[clear_all]]
+    service = make_service(clock=AdvancingClock(time.time()))
+    service.stops.stop_seconds = 120  # a stop that waits in vain ends, and the test fails
+    service.start()
+
+    settle(service, binding_tasks)
+
+    [stop] = stops_shown(sent)
+    assert notes(sent) == [
+        f"The stop at {stop['summary']} continued by itself: no breakpoint stops there any more."
+    ]
+    assert person.outcomes() == [f"0 breakpoints set; continued from {stop['summary']}"]
+    assert results() == [("default/web", "Scheduled", "n2")]
+    assert SchedulerStatus.objects.get(workspace=workspace).stop is None
+
+
+@pytest.mark.parametrize(
+    ("left", "then"),
+    [
+        ({"point": "preBind"}, "run at default/web attempt 1: preBind"),  # on to PreBind
+        ({"point": "filter", "pod": "default/other"}, "ignored: the scheduler is not stopped"),
+        (
+            {"point": "filter", "node": "n2", "selector": "app=web"},
+            "run at default/web attempt 1: filter",
+        ),
+    ],
+)
+def test_clearing_one_breakpoint_goes_on_only_if_those_left_would_not_stop_here(
+    make_service, workspace, two_nodes, binding_tasks, sent, person, left, then
+):
+    cleared = Breakpoint.objects.create(workspace=workspace, point="filter", node="n2")
+    Breakpoint.objects.create(workspace=workspace, **left)
+    two_nodes.add(labelled("web", app="web"))
+
+    def clear_one():
+        cleared.delete()
+        person.written.append(command(workspace, SchedulerCommand.BREAKPOINTS))
+
+    person.answers = [[clear_one, *says("run")]]  # "run" answers whichever stop is next
+    service = make_service(clock=AdvancingClock(time.time()))
+    service.stops.stop_seconds = 120  # a stop that waits in vain ends, and the test fails
+    service.start()
+
+    settle(service, binding_tasks)
+
+    first, *later = list({s["id"]: s for s in stops_shown(sent)}.values())
+    assert (first["point"], first["reason"]) == ("filter", "breakpoint filter@n2")
+    changed, run = person.outcomes()
+    goes_on = not then.endswith("filter")
+    assert changed == "1 breakpoint set" + (
+        f"; continued from {first['summary']}" if goes_on else ""
+    )
+    assert run.startswith(then)
+    assert bool(notes(sent)) == goes_on
+    assert [s["point"] for s in later] == (["preBind"] if left["point"] == "preBind" else [])
+    if later:  # the next stop still says why the scheduler left the last one
+        assert notes_at(sent, later[0]["id"]) == [notes(sent)[0]]
+    assert results() == [("default/web", "Scheduled", "n2")]
+
+
+def notes_at(sent, stop_id: str) -> list[str]:
+    """The notes the pages were shown with the stop ``stop_id``."""
+    return [
+        message["note"]
+        for group, message in sent
+        if message["type"] == broadcast.DEBUG_STOP
+        and group.startswith("workspace-")
+        and (message["stop"] or {}).get("id") == stop_id
+    ]
+
+
+def test_a_step_stays_while_breakpoints_are_left_even_if_none_would_stop_there(
+    make_service, workspace, two_nodes, binding_tasks, sent, person
+):
+    """A stop a person stepped to is theirs: it waits while the debugger stays on."""
+    first = Breakpoint.objects.create(workspace=workspace, point="filter", node="n2")
+    Breakpoint.objects.create(workspace=workspace, point="postBind", pod="default/other")
+    two_nodes.add(pod_manifest("web"))
+
+    def clear_the_first():
+        first.delete()
+        person.written.append(command(workspace, SchedulerCommand.BREAKPOINTS))
+
+    person.answers = [says("step"), [clear_the_first, *says("run")]]
+    service = make_service(clock=AdvancingClock(time.time()))
+    service.stops.stop_seconds = 120  # a stop that waits in vain ends, and the test fails
+    service.start()
+
+    settle(service, binding_tasks)
+
+    stepped, changed, run = person.outcomes()
+    assert stepped.startswith("step at default/web attempt 1: filter")
+    assert changed == "1 breakpoint set"
+    assert run.startswith("run at default/web attempt 1: filter")
+    assert [s["reason"] for s in stops_shown(sent)] == ["breakpoint filter@n2", "step"]
