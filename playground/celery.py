@@ -2,19 +2,21 @@
 
 Settings come from Django's (``CELERY_*``). The in-memory broker of embedded runs polls its
 queues: every 50 ms instead of kombu's default second, so a binding task or a service start
-waits no longer than a page takes to load. Workers collect garbage less often than Python's
+waits no longer than a page takes to load; its consumer can be woken to stop
+(``playground.memory_broker``). Workers collect garbage less often than Python's
 defaults (``GC_THRESHOLDS``). A worker process that has shut down exits without tearing its
 heap down (``exit_once_shut_down``).
 """
 
 import gc
-import logging
 import os
-import sys
 
 from celery import Celery, bootsteps
 from celery.apps.worker import Worker
 from celery.signals import worker_init, worker_shutdown
+
+from playground import memory_broker
+from playground.exiting import exit_now
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 
@@ -29,8 +31,9 @@ app.autodiscover_tasks()
 
 
 @app.on_after_configure.connect
-def _poll_the_memory_broker_often(sender: Celery, **_: object) -> None:
+def _configure_the_memory_broker(sender: Celery, **_: object) -> None:
     if str(sender.conf.broker_url).startswith("memory://"):
+        sender.conf.broker_transport = memory_broker.TRANSPORT
         options = dict(sender.conf.broker_transport_options or {})
         options.setdefault("polling_interval", MEMORY_POLLING_SECONDS)
         sender.conf.broker_transport_options = options
@@ -50,19 +53,14 @@ def collect_garbage_less_often(**_: object) -> None:
 def exit_once_shut_down(sender: object, **_: object) -> None:
     """A worker process (``celery worker``) that has shut down exits at once.
 
-    By then its scheduler services and mirrors have released their leases, the pool has
-    stopped and the broker connection is closed. What is left is the interpreter's teardown of
-    a heap the size of the clusters it held (every object parsed, the schedulers' caches):
-    seconds on a busy machine, which a supervisor counts against its stop timeout (the warm
-    shutdown of a worker scheduling 5,000 nodes took 9 s, most of it there). The embedded
-    worker (a WorkController inside the web process, not a ``Worker``) is left alone.
+        By then its scheduler services and mirrors have released their leases, the pool has
+        stopped and the broker connection is closed. What is left is the interpreter's teardown of
+        a heap the size of the clusters it held (every object parsed, the schedulers' caches):
+        seconds on a busy machine, which a supervisor counts against its stop timeout (the warm
+        shutdown of a worker scheduling 5,000 nodes took 9 s, most of it there). The embedded
+        worker (a WorkController inside the web process, not a ``Worker``) is left alone: the web
+    process exits once its server has stopped (``playground.scheduling.embedded_worker``).
     """
     if not isinstance(sender, Worker) or sender.blueprint.state == bootsteps.RUN:
         return
-    from django.db import connections
-
-    connections.close_all()
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(sender.exitcode or 0)
+    exit_now(sender.exitcode or 0)

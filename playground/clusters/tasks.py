@@ -19,7 +19,6 @@ import uuid
 from typing import Any
 
 from celery import shared_task
-from celery.signals import worker_shutting_down
 from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
@@ -97,12 +96,6 @@ def stop_mirrors(release: bool = True, timeout: float | None = 10.0) -> int:
 
 def running_mirrors() -> list[MirrorRuntime]:
     return MIRRORS.tasks()
-
-
-@worker_shutting_down.connect
-def _stop_mirrors_on_shutdown(**_: Any) -> None:
-    """A worker told to stop hands its mirrors over at once instead of letting leases lapse."""
-    stop_mirrors(release=True, timeout=None)
 
 
 watchdog.keep_running(ensure_all_mirrors_running)

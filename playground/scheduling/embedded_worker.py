@@ -8,7 +8,8 @@ tasks. The watchdog starts every workspace's service and every linked connection
 
 ``start_embedded_worker()`` is idempotent. ``playground.asgi`` starts it, once it has built
 the ASGI application, when the process serves the playground (``runserver`` / daphne) and
-``EMBEDDED_WORKER`` is on; tests start their own.
+``EMBEDDED_WORKER`` is on; tests start their own. A serving process exits as soon as its
+server has stopped and the worker has released its leases.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from celery import bootsteps
 from celery.worker import WorkController
 from django.conf import settings
 
+from playground import memory_broker
 from playground.celery import app as celery_app
 from playground.clusters import tasks as mirror_tasks
-from playground.scheduling import tasks, watchdog
+from playground.exiting import exit_now
+from playground.scheduling import runs, tasks, watchdog
 
 logger = logging.getLogger(__name__)
 
@@ -95,20 +98,22 @@ class EmbeddedWorker:
         return self
 
     def stop(self, release: bool = True, timeout: float = 10.0) -> None:
-        """Stops the services (the worker waits for its running tasks), then the worker.
+        """Stops the services and mirrors (the worker waits for its running tasks), then the
+        worker.
 
         ``release=False`` leaves the services' leases to lapse, as a killed worker would.
         """
         if self.run_watchdog:
             watchdog.stop_watchdog()
-        tasks.stop_services(release=release, timeout=timeout)
-        mirror_tasks.stop_mirrors(release=release, timeout=timeout)
+        runs.stop_every_run(release=release, timeout=timeout)
         worker, thread, self.worker, self._thread = self.worker, self._thread, None, None
         if worker is None or thread is None:
             return
         # The worker's own thread leaves its consume loop first: shutting it down from here
-        # while that loop still reads from the broker races it for the connection.
+        # while that loop still reads from the broker races it for the connection. Woken, the
+        # loop sees the stop within a poll instead of at the end of its 2 s wait for messages.
         worker.consumer.blueprint.state = bootsteps.CLOSE
+        memory_broker.wake_consumer(worker.consumer.connection)
         thread.join(timeout)
         worker.stop(in_sighandler=False)
 
@@ -136,8 +141,34 @@ def start_embedded_worker_if_serving() -> EmbeddedWorker | None:
     thread waits, never while it is still importing the project.
     """
     if settings.EMBEDDED_WORKER and serves_the_playground(sys.argv, os.environ):
-        return start_embedded_worker()
+        embedded = start_embedded_worker()
+        _exit_once_the_server_stops()
+        return embedded
     return None
+
+
+def _exit_once_the_server_stops() -> None:
+    """Once daphne has stopped serving, stops the embedded worker and exits at once.
+
+    Daphne's reactor shuts down on SIGTERM or Ctrl-C: it ends each connection's application,
+    closes its sockets, then runs the "after shutdown" triggers. Past that point the process
+    only released its leases (``stop_embedded_worker``) and tore its heap down, which took
+    seconds with a 5,000-node cluster mirrored: it exits instead (``exit_now``), with the 0
+    daphne's server returns whatever stopped it. Outside daphne (no reactor) the interpreter's
+    exit stops the worker (``_at_interpreter_exit``).
+    """
+    reactor = sys.modules.get("twisted.internet.reactor")
+    if reactor is not None:
+        reactor.addSystemEventTrigger("after", "shutdown", stop_embedded_worker_and_exit)
+
+
+EXITING = "the server has stopped and the embedded worker with it: exiting"
+
+
+def stop_embedded_worker_and_exit() -> None:
+    stop_embedded_worker()
+    logger.info(EXITING)
+    exit_now(0)
 
 
 def start_embedded_worker() -> EmbeddedWorker:

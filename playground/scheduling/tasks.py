@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
-from playground.scheduling import lease, watchdog
+from playground.scheduling import lease, runs, watchdog
 from playground.scheduling.binding import BindingRequest, run_bindings
 from playground.scheduling.runs import Runs
 from playground.scheduling.service import SchedulerService
@@ -125,9 +125,10 @@ def running_services() -> list[SchedulerService]:
 
 
 @worker_shutting_down.connect
-def _stop_services_on_shutdown(**_: Any) -> None:
-    """A worker told to stop hands its leases over at once instead of letting them lapse."""
-    stop_services(release=True, timeout=None)
+def _stop_runs_on_shutdown(**_: Any) -> None:
+    """A worker told to stop hands its leases over at once instead of letting them lapse: its
+    services' and its mirrors' (``playground.clusters.tasks``), all at the same time."""
+    runs.stop_every_run(release=True, timeout=None)
 
 
 @worker_ready.connect

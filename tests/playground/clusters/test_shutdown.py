@@ -33,6 +33,7 @@ from benchmarks.processes import procfile_commands
 from playground.clusters.leader import ElectionConfig
 from playground.clusters.mirroring import start_mirroring
 from playground.clusters.models import ClusterConnection, MirrorLease, MirrorStatus
+from playground.scheduling import embedded_worker
 from playground.workspaces.models import SchedulerLease
 from playground.workspaces.services import add_configuration_revision
 from tests.browser.server import free_port
@@ -88,7 +89,11 @@ def test_the_embedded_server_releases_every_lease_on_sigterm(kube_api, linked, t
     address = f"127.0.0.1:{free_port()}"
     command = [sys.executable, "manage.py", "runserver", "--noreload", address]
 
-    assert_stops_releasing_every_lease(command, env, kube_api, linked, tmp_path / "web.log")
+    output = assert_stops_releasing_every_lease(
+        command, env, kube_api, linked, tmp_path / "web.log"
+    )
+    # It left once daphne had stopped, without the interpreter's teardown of its heap.
+    assert embedded_worker.EXITING in output, output
 
 
 @pytest.mark.skipif(not os.getenv("REDIS_URL"), reason="the scheduler worker needs REDIS_URL")
@@ -104,7 +109,8 @@ def test_the_scheduler_worker_releases_every_lease_on_sigterm(kube_api, linked, 
     assert_stops_releasing_every_lease(command, env, kube_api, linked, tmp_path / "worker.log")
 
 
-def assert_stops_releasing_every_lease(command, env, kube_api, connection, log_path) -> None:
+def assert_stops_releasing_every_lease(command, env, kube_api, connection, log_path) -> str:
+    """Starts ``command``, stops it with SIGTERM once it leads; returns what it wrote."""
     with log_path.open("w") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
@@ -121,6 +127,7 @@ def assert_stops_releasing_every_lease(command, env, kube_api, connection, log_p
     assert SchedulerLease.objects.get(workspace_id=connection.workspace_id).holder == ""
     assert MirrorLease.objects.get(connection=connection).holder == ""
     assert cluster_lease_holder(kube_api) == ""
+    return output
 
 
 def wait_until_mirroring_and_leading(process, kube_api, connection, log_path) -> None:
