@@ -35,6 +35,12 @@ def create_in_editor(page: Page, manifest: str, saved: str) -> None:
     expect(page.locator(".flash.success")).to_have_text(saved)
 
 
+def follow_link(page: Page, name: str) -> None:
+    """Opens the page a link leads to, as a click would, from a table the websocket redraws:
+    a click can land on a row just swapped out, and then nothing opens."""
+    page.goto(page.get_by_role("link", name=name, exact=True).get_attribute("href"))
+
+
 def mark_page(page: Page) -> None:
     """A mark on the window: a navigation or a reload would lose it."""
     page.evaluate("window.browserTestMark = 'same page'")

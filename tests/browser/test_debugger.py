@@ -23,6 +23,7 @@ from tests.browser.server import PlaygroundServer
 from tests.browser.steps import (
     LIVE_TIMEOUT_MS,
     create_in_editor,
+    follow_link,
     from_the_database,
     log_in,
     mark_page,
@@ -219,7 +220,7 @@ def test_another_workspace_keeps_scheduling_while_one_is_stopped(context, demo):
     elsewhere.get_by_label("manifest (YAML)").fill(pod_yaml("free", "100m"))
     elsewhere.get_by_role("button", name="Create").click()
     expect(elsewhere.locator(".flash.success")).to_have_text("Saved Pod default/free.")
-    elsewhere.get_by_role("link", name="default/free").click()
+    follow_link(elsewhere, "default/free")
     expect(elsewhere.locator("#pod-state")).to_have_text("bound on lone", timeout=LIVE_TIMEOUT_MS)
 
     page.reload()

@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, create_in_editor, pod_yaml
+from tests.browser.steps import LIVE_TIMEOUT_MS, create_in_editor, follow_link, pod_yaml
 from tests.browser.test_debugger import (
     CLICK_ANSWER_MS,
     click,
@@ -42,7 +42,7 @@ def expect_stopped_for(page: Page, pod: str, attempt: int = 1) -> None:
 
 def expect_bound(page: Page, pod: str) -> None:
     page.goto("/w/demo/pods/")
-    page.get_by_role("link", name=pod, exact=True).click()
+    follow_link(page, pod)
     expect(page.locator("#pod-state")).to_contain_text("bound on", timeout=LIVE_TIMEOUT_MS)
 
 
@@ -56,8 +56,9 @@ def test_play_goes_on_by_itself_only_in_the_attempt_it_was_pressed_in(context, d
     expect_stopped_for(page, "default/play-1")
     stop_section(page).get_by_label("Seconds per extension point").fill("0.5")
     click(page, "play")
-    expect(stop_section(page)).to_contain_text("playing at 0.5 s per extension point")
-    expect_bound(pods, "default/play-1")  # it played through to the end, by itself
+    # It plays through to the end by itself (the "playing at" line lasts only the few seconds
+    # that takes: too short to look for on a busy machine).
+    expect_bound(pods, "default/play-1")
 
     create_in_editor(pods, pod_yaml("play-2", PLAY_CPU, "playrepro"), "Saved Pod default/play-2.")
     expect_stopped_for(page, "default/play-2")

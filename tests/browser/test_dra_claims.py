@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from tests.browser.steps import (
     LIVE_TIMEOUT_MS,
     create_in_editor,
+    follow_link,
     log_in,
     mark_page,
     page_is_the_same,
@@ -65,7 +66,7 @@ def test_a_pod_waiting_for_its_template_gets_a_gpu_once_the_template_exists(cont
     expect(page.locator("#devices-c-gpu-2")).to_contain_text("2 / 3", timeout=LIVE_TIMEOUT_MS)
 
     create_in_editor(page, POD_YAML, f"Saved Pod {POD}.")
-    page.get_by_role("link", name=POD).click()
+    follow_link(page, POD)
     claims = page.get_by_role("table", name="Resource claims")
     expect(claims).to_contain_text("ResourceClaim not created yet")
     mark_page(page)

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.steps import (
     LIVE_TIMEOUT_MS,
     create_in_editor,
+    follow_link,
     log_in,
     mark_page,
     page_is_the_same,
@@ -66,7 +67,7 @@ def create_pod(page: Page) -> None:
 
 def open_the_attempt(page: Page) -> None:
     page.goto("/w/demo/pods/")
-    page.get_by_role("link", name=POD).click()
+    follow_link(page, POD)
     expect(page.get_by_role("heading", name=f"Pod {POD}")).to_be_visible()
     first = page.locator("#pod-attempts > tbody > tr").first
     expect(first).to_contain_text("Scheduled", timeout=LIVE_TIMEOUT_MS)
