@@ -232,9 +232,9 @@ class LiveConsumer(AsyncWebsocketConsumer):
         pace, self._playing = self._playing, (stop or {}).get("play")
         if stop is None:
             loop = asyncio.get_running_loop()
-            self._held_end = loop.call_later(
-                pace or END_HOLD_SECONDS, lambda: asyncio.ensure_future(self.coalesce(message))
-            )
+            # Queued by the timer itself, not by a task it would start: such a task could run
+            # after the next stop's handler and overwrite that stop with this end.
+            self._held_end = loop.call_later(pace or END_HOLD_SECONDS, self._queue, message)
             return
         await self.coalesce(message)
 
@@ -246,6 +246,10 @@ class LiveConsumer(AsyncWebsocketConsumer):
     # -- coalesced rendering ----------------------------------------------------------------
 
     async def coalesce(self, message: dict[str, Any]) -> None:
+        self._queue(message)
+
+    def _queue(self, message: dict[str, Any]) -> None:
+        """The message replaces any of its type not yet rendered; a render follows."""
         self._pending[message["type"]] = message
         if self._renderer is None or self._renderer.done():
             self._renderer = asyncio.ensure_future(self._render_pending())
