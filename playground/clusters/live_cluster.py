@@ -20,7 +20,6 @@ broadcaster sends them off the binding path too) and stored in one insert.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
@@ -38,8 +37,6 @@ from playground.workspaces.cluster import DatabaseCluster, PodKey
 from playground.workspaces.models import KubeEvent
 
 EventCall = tuple[tuple[Any, ...], KubeEvent]
-EVENT_SENDERS = 8
-"""Events of a binding batch sent at once (the client's pool keeps that many connections)."""
 """An event to send (``LiveWrites.create_event``'s arguments) and its row in the workspace."""
 
 
@@ -172,15 +169,8 @@ class LiveCluster(DatabaseCluster):
             self._send_events([(call, self._event_row(event))])
 
     def _send_events(self, events: list[EventCall]) -> None:
-        """Sends a batch's events EVENT_SENDERS at a time: each is one round trip to the API
-        server, and one after the other they took as long as the batch's binds. Their order
-        between pods is not kept (kube-scheduler's broadcaster sends them off the binding
-        path too); each still fails alone, logged."""
-        if len(events) > 1:
-            with ThreadPoolExecutor(min(EVENT_SENDERS, len(events))) as senders:
-                list(senders.map(lambda event: self.writes.create_event(*event[0]), events))
-        elif events:
-            self.writes.create_event(*events[0][0])
+        for call, _ in events:
+            self.writes.create_event(*call)
         KubeEvent.objects.bulk_create(row for _, row in events)
 
     def _reference(self, ref: dict[str, Any]) -> dict[str, Any]:
