@@ -9,8 +9,9 @@ during it and the seconds stolen by the hypervisor: figures from a busy machine 
 the playground end to end in production mode (``benchmarks/playground_e2e.py``), with nobody,
 one pod's page or the debugger page watching the live trace.
 
-``python -m benchmarks live [--nodes 5000] [--pods 10000] [--burst 1000] [--mode both]`` puts
-the playground's mirror and second scheduler beside the real kube-scheduler on a real control
+``python -m benchmarks live [--nodes 5000] [--pods 10000] [--burst 1000] [--mode both]
+[--reference both]`` puts the playground's mirror and second scheduler beside the real
+kube-scheduler (with its default client limits and with scheduler_perf's) on a real control
 plane from KUBEBUILDER_ASSETS (``benchmarks/live.py``).
 """
 
@@ -109,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
         " Redis, worker processes: DATABASE_URL and REDIS_URL set)",
     )
     on_cluster.add_argument(
+        "--reference",
+        choices=(*live.REFERENCES, "both", "none"),
+        default="both",
+        help="the real kube-scheduler's client limits: its defaults (qps 50, burst 100),"
+        " scheduler_perf's (5000, 5000), both (default), or no kube-scheduler run",
+    )
+    on_cluster.add_argument(
         "--port", type=int, default=0, help="kube-apiserver's port (default: a free one)"
     )
     on_cluster.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
@@ -117,12 +125,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def _live(args: argparse.Namespace) -> int:
     modes = live.MODES if args.mode == "both" else (args.mode,)
+    references = {"both": tuple(live.REFERENCES), "none": ()}.get(args.reference, (args.reference,))
     try:
         report = live.run(
             args.nodes,
             args.pods,
             args.burst,
             modes,
+            references,
             port=args.port,
             timeout=args.timeout,
             say=lambda what: print(f"... {what}", flush=True),

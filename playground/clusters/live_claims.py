@@ -33,6 +33,7 @@ from kubernetes.client import ApiClient, ResourceV1Api
 from kubernetes.client.exceptions import ApiException
 
 from framework.api.resource_claim import RESOURCE_CLAIM_FINALIZER
+from playground.clusters.live_writes import drained
 
 CONFLICT = 409
 RETRIES = 5
@@ -76,7 +77,8 @@ class ClaimWrites:
         return json.loads(response.data)
 
     def delete(self, namespace: str, name: str) -> None:
-        self.api.delete_namespaced_resource_claim(name, namespace, _preload_content=False)
+        # Read to its end, or the connection never goes back to the client's pool.
+        drained(self.api.delete_namespaced_resource_claim(name, namespace, _preload_content=False))
 
     # ------------------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ The second scheduler makes exactly these calls, through the official client:
   (upstream's DefaultBinder). The server answers 201 with a Status, which the Python client
   cannot read as a V1Binding (kubernetes-client/python#825): the call is made with
   ``_preload_content=False``, and so are the others (nothing here needs their answers). Each
-  answer is still read to its end (``_drained``): only then does urllib3 give the connection
+  answer is still read to its end (``drained``): only then does urllib3 give the connection
   back to its pool, and an answer left unread made every call open a new TLS connection.
 - **pod status**: a strategic-merge patch of ``pods/{name}/status`` holding the difference
   between the old and the new status, as upstream's ``util.PatchPodStatus`` computes it with
@@ -62,7 +62,7 @@ class LiveWrites:
             "target": {"kind": "Node", "name": node_name},
         }
         try:
-            _drained(
+            drained(
                 self.core.create_namespaced_pod_binding(
                     name, namespace, binding, _preload_content=False
                 )
@@ -73,7 +73,7 @@ class LiveWrites:
     def patch_pod_status(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
         """Sends a strategic-merge patch of the pod's status (a dict is sent as one)."""
         try:
-            _drained(
+            drained(
                 self.core.patch_namespaced_pod_status(
                     name, namespace, patch, _preload_content=False
                 )
@@ -85,7 +85,7 @@ class LiveWrites:
 
     def delete_pod(self, namespace: str, name: str) -> None:
         try:
-            _drained(self.core.delete_namespaced_pod(name, namespace, _preload_content=False))
+            drained(self.core.delete_namespaced_pod(name, namespace, _preload_content=False))
         except ApiException as err:
             if err.status == NOT_FOUND:
                 raise NotFoundError(server_message(err)) from None
@@ -125,7 +125,7 @@ class LiveWrites:
         if related is not None:
             event["related"] = related
         try:
-            _drained(self.events.create_namespaced_event(namespace, event, _preload_content=False))
+            drained(self.events.create_namespaced_event(namespace, event, _preload_content=False))
         except Exception as err:
             logger.warning(
                 "event %s of %s/%s was not recorded: %s",
@@ -190,7 +190,7 @@ def _set_condition(
     return dict(sorted(wanted.items()))
 
 
-def _drained(response: Any) -> None:
+def drained(response: Any) -> None:
     """Reads an answer to its end, which hands its connection back to the client's pool."""
     response.drain_conn()
     response.release_conn()

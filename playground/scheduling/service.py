@@ -172,6 +172,7 @@ class SchedulerService:
         self._sampled = float("-inf")
         self._sizes: list[list[float]] = []
         self._node_usage: list[dict[str, Any]] | None = None
+        self._usage = status.NodeUsage()
         self._broadcast: tuple[dict[str, Any], bool] | None = None
         """The queue and paused flag last broadcast: the same again is not sent."""
         self._cluster_changed = False
@@ -741,8 +742,8 @@ class SchedulerService:
                     "paused": self.paused,
                 },
             )
-        usage = status.node_usage(self.scheduler)
-        if usage != self._node_usage:
+        usage = self._usage.of(self.scheduler)
+        if usage is not self._node_usage and usage != self._node_usage:
             self._node_usage = usage
             broadcast.send_node_usage(self.workspace_id, usage)
 

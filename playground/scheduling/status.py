@@ -84,22 +84,43 @@ def sizes_sample(queue: Mapping[str, list[Any]], now: float) -> list[float]:
     ]
 
 
-def node_usage(scheduler: Any) -> list[dict[str, Any]]:
+class NodeUsage:
     """Requested and allocatable CPU, memory and pods per node, as the scheduler's cache sees
-    them (assumed pods included)."""
-    scheduler.cache.update_snapshot(scheduler.snapshot)
-    usage = []
-    for info in scheduler.snapshot.list():
-        requested, allocatable = info.requested, info.allocatable
-        usage.append(
-            {
-                "name": info.node_name,
-                "cpu": _use(requested.milli_cpu, allocatable.milli_cpu),
-                "memory": _use(requested.memory, allocatable.memory),
-                "pods": _use(len(info.pods), allocatable.allowed_pod_number),
-            }
-        )
-    return usage
+    them (assumed pods included), for a service that asks twice a second: a node's entry is
+    built again only when its NodeInfo changed (its generation moved), and the same list
+    comes back while the snapshot has not changed at all. At 5,000 nodes, building every
+    entry each time was a fifth of a busy production scheduler process."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._generation: tuple[int, int] | None = None
+        self._usage: list[dict[str, Any]] = []
+
+    def of(self, scheduler: Any) -> list[dict[str, Any]]:
+        snapshot = scheduler.snapshot
+        scheduler.cache.update_snapshot(snapshot)
+        generation = (snapshot.generation, len(snapshot.node_info_list))
+        if generation == self._generation:
+            return self._usage
+        entries: dict[str, tuple[int, dict[str, Any]]] = {}
+        for info in snapshot.list():
+            known = self._entries.get(info.node_name)
+            if known is None or known[0] != info.generation:
+                known = (info.generation, _usage_of(info))
+            entries[info.node_name] = known
+        self._entries, self._generation = entries, generation
+        self._usage = [entry for _, entry in entries.values()]
+        return self._usage
+
+
+def _usage_of(info: Any) -> dict[str, Any]:
+    requested, allocatable = info.requested, info.allocatable
+    return {
+        "name": info.node_name,
+        "cpu": _use(requested.milli_cpu, allocatable.milli_cpu),
+        "memory": _use(requested.memory, allocatable.memory),
+        "pods": _use(len(info.pods), allocatable.allowed_pod_number),
+    }
 
 
 def _use(requested: int, allocatable: int) -> dict[str, int]:

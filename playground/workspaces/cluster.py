@@ -121,14 +121,17 @@ class DatabaseCluster:
 
     def uids(self, kind: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """(namespace, name) -> uid of the stored objects of a kind among ``keys`` (one query
-        per DELETE_BATCH names): what a writer of many objects needs to know of them."""
-        wanted = set(keys)
-        names = list({name for _, name in wanted})
+        per namespace and DELETE_BATCH names): what a writer of many objects needs to know of
+        them. Each query names the namespace, so the unique key's index finds the rows: by
+        kind and names alone, every pod of the workspace was read for each watch batch."""
+        by_namespace: dict[str, set[str]] = {}
+        for namespace, name in keys:
+            by_namespace.setdefault(namespace, set()).add(name)
         found: dict[tuple[str, str], str] = {}
-        for chunk in _batches(names, DELETE_BATCH):
-            rows = self._objects().filter(kind=kind, name__in=chunk).order_by()
-            for namespace, name, uid in rows.values_list("namespace", "name", "uid"):
-                if (namespace, name) in wanted:
+        for namespace, names in by_namespace.items():
+            for chunk in _batches(sorted(names), DELETE_BATCH):
+                rows = self._objects().filter(kind=kind, namespace=namespace, name__in=chunk)
+                for name, uid in rows.order_by().values_list("name", "uid"):
                     found[(namespace, name)] = uid
         return found
 

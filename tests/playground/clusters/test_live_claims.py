@@ -132,3 +132,28 @@ def test_a_claim_allocated_elsewhere_is_not_overwritten(kube_api, claims, claim)
         f"claim {kube_api.namespace}/gpu got allocated elsewhere in the meantime"
     )
     assert served(kube_api)["status"]["reservedFor"] == [ELSEWHERE]
+
+
+def test_creates_and_deletes_share_one_connection(kube_api):
+    """A delete's answer is read to its end, so the client's pool gets its connection back:
+    claims created and deleted in turn (DRA extended resources) open no connection per call."""
+    client = kube_api.client()
+    writes = ClaimWrites(client)
+    request = {"name": "gpu", "exactly": {"deviceClassName": "pg-test-gpu"}}
+    with client:
+        for index in range(4):
+            name = f"pg-test-extended-{index}"
+            writes.create(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaim",
+                    "metadata": {"name": name, "namespace": kube_api.namespace},
+                    "spec": {"devices": {"requests": [request]}},
+                }
+            )
+            writes.delete(kube_api.namespace, name)
+        pools = client.rest_client.pool_manager.pools
+        keys = pools.keys()  # the container cannot be iterated itself
+        opened = sum(pools[key].num_connections for key in keys)
+    assert not [c for c in kube_api.objects("ResourceClaim") if "extended" in c["metadata"]["name"]]
+    assert opened == 1

@@ -365,3 +365,21 @@ def test_objects_written_are_looked_up_by_their_whole_key(cluster):
     ]
     assert len(lookups) == 2
     assert all('"workspaces_clusterobject"."namespace" IN' in sql for sql in lookups)
+
+
+def test_uids_are_read_per_namespace_by_the_whole_key(cluster):
+    """What the mirror asks for each watch batch: each query names the namespace, so the
+    unique key's index finds the rows (by kind and names alone, every pod of the workspace
+    was read for each batch), and a name in another namespace is not taken for the key."""
+    for namespace in ("other", "x"):
+        cluster.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    stored = cluster.add_many(
+        [make_pod("web-0"), make_pod("web-1"), make_pod("web-0", "other"), make_pod("db", "x")]
+    )
+    uid = {(o.namespace, o.name): o.uid for o in stored}
+    keys = [("default", "web-0"), ("other", "web-0"), ("other", "web-1"), ("default", "web-1")]
+    with CaptureQueriesContext(connection) as queries:
+        found = cluster.uids("Pod", keys)
+    assert found == {key: uid[key] for key in keys if key in uid}
+    assert len(queries) == 2
+    assert all('"workspaces_clusterobject"."namespace" = ' in q["sql"] for q in queries)
