@@ -11,9 +11,11 @@ service, the binding tasks and the channel layer are all in the path.
 
 ``watch`` adds a page that watches the live trace (docs/debugger.md, "Live stream"): ``pod``
 opens one pod's page socket as soon as the request that creates the pod has answered (a pod's
-page refuses a pod that does not exist yet), ``workspace`` the debugger page's socket, which
-watches every pod, before the first pod is created. Each registers a ``LiveWatch``, so the
-scheduler streams extension points to it; the run counts the Live panels it receives.
+page refuses a pod that does not exist yet; a scheduling gate holds that one pod until the
+service has read the page's watch, so the page always has a cycle to watch), ``workspace``
+the debugger page's socket, which watches every pod, before the first pod is created. Each
+registers a ``LiveWatch``, so the scheduler streams extension points to it; the run counts the
+Live panels it receives.
 
 The database and the Redis keys are removed afterwards and the processes stopped, also on
 failure or Ctrl-C.
@@ -73,6 +75,8 @@ SIZES = ("small", "medium", "medium", "large")
 NOBODY, POD, WORKSPACE = "nobody", "pod", "workspace"
 WATCHES = (NOBODY, POD, WORKSPACE)
 """Who watches the live trace during a run: nobody, one pod's page, the debugger page."""
+WATCH_GATE = "playground.dev/page-opening"
+"""The scheduling gate that holds the watched pod until its page watches (``_create_watched``)."""
 WATCHES_READ_SECONDS = 1.5
 """Long enough for the scheduler service to have read a new watch: it reads them once a
 second (``playground/scheduling/live_trace.py``)."""
@@ -230,13 +234,12 @@ class _Bench:
             start = time.monotonic()
             if watcher is not None:
                 watcher[1].opened -= start
-            template = yaml.safe_dump(pod_template())
             for done in range(0, pods, CHUNK):
-                fields = {"template": template, "count": pods, "done": done}
-                self.browser.post(f"/w/{self.slug}/bulk/", fields, htmx=True)
                 if watch == POD and done <= watched < done + CHUNK:
-                    watcher = self._open_pod_page(pages, watched)
+                    watcher = self._create_watched(pages, done, watched, min(done + CHUNK, pods))
                     watcher[1].opened -= start
+                else:
+                    self._create(done, min(done + CHUNK, pods))
             bound = self._await_bound(pods, start + timeout)
             database_done = time.monotonic()
             live_done = live.time_of(pods, start + timeout)
@@ -257,19 +260,55 @@ class _Bench:
                 load=(load, os.getloadavg()[0]),
             )
 
+    def _create(self, first: int, end: int, template: dict[str, Any] | None = None) -> None:
+        """Pods ``first`` to ``end - 1`` in one request of the bulk form (which numbers them on
+        from the highest existing ``{name}-{i}``, and creates ``count - done`` at most)."""
+        text = yaml.safe_dump(template or pod_template())
+        fields = {"template": text, "count": end, "done": first}
+        self.browser.post(f"/w/{self.slug}/bulk/", fields, htmx=True)
+
+    def _create_watched(
+        self, pages: ExitStack, first: int, watched: int, end: int
+    ) -> tuple[LiveWatcher, Watch]:
+        """Creates pods ``first`` to ``end - 1`` with the watched one gated (a scheduling gate
+        keeps it out of the active queue), opens its page, and lifts the gate once the service
+        has surely read the page's watch. Without the gate the scheduler could reach the pod
+        before that whenever it keeps up with the creation, and the page would get no live
+        event: the run would measure nothing. The one pod's wait is part of its latency."""
+        self._create(first, watched)
+        gated = pod_template()
+        gated["spec"]["schedulingGates"] = [{"name": WATCH_GATE}]
+        self._create(watched, watched + 1, gated)
+        watcher = self._open_pod_page(pages, watched)
+        self._create(watched + 1, end)
+        time.sleep(max(0.0, watcher[1].opened + WATCHES_READ_SECONDS - time.monotonic()))
+        self._ungate(watched)
+        return watcher
+
+    def _ungate(self, index: int) -> None:
+        """Lifts the watched pod's gate with the object editor, as a person would."""
+        pk, manifest = self._pod_row(index, "id, manifest")
+        del manifest["spec"]["schedulingGates"]
+        # A refused edit answers 422, which the browser raises as a BrowserError.
+        self.browser.post(f"/w/{self.slug}/objects/{pk}/", {"text": yaml.safe_dump(manifest)})
+
     def _open_pod_page(self, pages: ExitStack, index: int) -> tuple[LiveWatcher, Watch]:
         """Opens the page of the pod the bulk form named ``{name}-{index}``: it exists now."""
-        metadata = pod_template()["metadata"]
-        name, namespace = f"{metadata['name']}-{index}", metadata["namespace"]
-        uid = self._one(
-            "SELECT uid FROM workspaces_clusterobject WHERE workspace_id = %s AND kind = 'Pod' "
-            "AND namespace = %s AND name = %s",
-            self.workspace,
-            namespace,
-            name,
-        )
+        uid, manifest = self._pod_row(index, "uid, manifest")
+        metadata = manifest["metadata"]
         page = LiveWatcher.pod_page(self.browser, self.slug, uid)
-        return self._open(pages, page, POD, f"{namespace}/{name}")
+        return self._open(pages, page, POD, f"{metadata['namespace']}/{metadata['name']}")
+
+    def _pod_row(self, index: int, columns: str) -> tuple[Any, ...]:
+        metadata = pod_template()["metadata"]
+        row = self.db.execute(
+            f"SELECT {columns} FROM workspaces_clusterobject WHERE workspace_id = %s "
+            "AND kind = 'Pod' AND namespace = %s AND name = %s",
+            [self.workspace, metadata["namespace"], f"{metadata['name']}-{index}"],
+        ).fetchone()
+        if row is None:
+            raise BrowserError(f"the bulk form created no pod {metadata['name']}-{index}")
+        return tuple(row)
 
     def _open(
         self, pages: ExitStack, page: LiveWatcher, kind: str, pod: str
