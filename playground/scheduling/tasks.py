@@ -127,7 +127,10 @@ def running_services() -> list[SchedulerService]:
 @worker_shutting_down.connect
 def _stop_runs_on_shutdown(**_: Any) -> None:
     """A worker told to stop hands its leases over at once instead of letting them lapse: its
-    services' and its mirrors' (``playground.clusters.tasks``), all at the same time."""
+    services' and its mirrors' (``playground.clusters.tasks``), all at the same time. Its
+    watchdog stops first: it would see the leases just released and reserve them again for
+    successors (``starting:<task>``), left held behind the exiting worker."""
+    watchdog.stop_watchdog()
     runs.stop_every_run(release=True, timeout=None)
 
 

@@ -138,3 +138,15 @@ def test_deleting_a_workspace_stops_its_service_first_and_cleanly(
     time.sleep(1)  # binding tasks sent before the stop report to nobody, quietly
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert problems == [], [r.getMessage() for r in problems]
+
+
+def test_a_worker_told_to_stop_stops_its_watchdog_before_it_releases_the_leases(monkeypatch):
+    # Otherwise the watchdog, still running, sees the leases just released and reserves them for
+    # successors ("starting:<task>"): the benchmark of issue 23 found one held after the exit.
+    order = []
+    monkeypatch.setattr(tasks.watchdog, "stop_watchdog", lambda: order.append("watchdog"))
+    monkeypatch.setattr(tasks.runs, "stop_every_run", lambda **_: order.append("leases released"))
+
+    tasks._stop_runs_on_shutdown(sig="SIGTERM", how="Warm", exitcode=0)
+
+    assert order == ["watchdog", "leases released"]
