@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 
 from framework.api.pod import Pod
 from framework.config.defaults import default_configuration, set_defaults
@@ -123,13 +123,24 @@ def _record(outcomes: list[SchedulerCommand]) -> list[SchedulerCommand]:
     being bound has nobody to tell (and its rows would break the insert). The workspaces are
     locked until the insert, so a deletion cannot slip in between."""
     with transaction.atomic():
-        ids = {outcome.workspace_id for outcome in outcomes}
-        alive = set(
-            Workspace.objects.select_for_update().filter(pk__in=ids).values_list("pk", flat=True)
-        )
+        alive = _kept_from_deletion({outcome.workspace_id for outcome in outcomes})
         return SchedulerCommand.objects.bulk_create(
             [outcome for outcome in outcomes if outcome.workspace_id in alive]
         )
+
+
+def _kept_from_deletion(ids: set[int]) -> set[int]:
+    """Those of the workspaces that exist, locked against deletion to the transaction's end.
+
+    On PostgreSQL the lock is ``FOR KEY SHARE``, the one an insert's foreign-key check takes:
+    it keeps a deletion out but waits for no writer of the workspace's objects (a mirror
+    writing a burst holds the row ``FOR NO KEY UPDATE``). SQLite orders writers itself."""
+    if not ids or connection.vendor != "postgresql":
+        return set(Workspace.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    table = connection.ops.quote_name(Workspace._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {table} WHERE id = ANY(%s) FOR KEY SHARE", [list(ids)])
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _by_lease(requests: Sequence[BindingRequest]) -> list[list[BindingRequest]]:

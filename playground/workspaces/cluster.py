@@ -550,6 +550,12 @@ class DatabaseCluster:
     def _write_lock(self) -> Iterator[None]:
         """A transaction holding the workspace row's lock (see the module docstring).
 
+        The lock is ``FOR NO KEY UPDATE``: writers of the workspace's objects wait for each
+        other, while rows that only refer to the workspace (events, attempts, commands) are
+        inserted meanwhile. ``FOR UPDATE`` would hold each of those inserts until the write
+        commits, as their foreign-key check takes a ``KEY SHARE`` lock on the same row: a
+        mirror writing a burst held back the binding tasks' events that way.
+
         Inside a binding batch the lock is held already; the binds made so far are written
         first, so that this write comes after them in the change log, and the batch reads the
         rows again afterwards (this write may change them)."""
@@ -559,7 +565,7 @@ class DatabaseCluster:
             self._batch.rows.clear()
             return
         with transaction.atomic():
-            locked = Workspace.objects.select_for_update().filter(pk=self.workspace_id)
+            locked = Workspace.objects.select_for_update(no_key=True).filter(pk=self.workspace_id)
             if not list(locked.values_list("pk", flat=True)):
                 raise NotFoundError(f"workspace {self.workspace_id} does not exist")
             yield

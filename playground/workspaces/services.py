@@ -145,7 +145,11 @@ def add_configuration_revision(
     if problems:
         return None, problems
     with transaction.atomic():
-        list(Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk"))
+        list(
+            Workspace.objects.select_for_update(no_key=True)
+            .filter(pk=workspace.pk)
+            .values_list("pk")
+        )
         latest = workspace.configurations.aggregate(latest=Max("revision"))["latest"] or 0
         revision = SchedulerConfiguration.objects.create(
             workspace=workspace, revision=latest + 1, text=text, created_by=user, note=note
