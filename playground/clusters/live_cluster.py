@@ -14,7 +14,10 @@ the scheduler service's, with its reads from memory.
 
 A binding task binds a batch of pods inside ``binding_batch``: the pods are read in one query,
 and the Scheduled events of the batch are sent once its binds are done (kube-scheduler's event
-broadcaster sends them off the binding path too) and stored in one insert.
+broadcaster sends them off the binding path too) and stored in one insert. The second
+scheduler's binding tasks split a batch into lanes, one cluster each on threads of their own
+(kube-scheduler binds each pod in a goroutine of its own): ``pods_named`` reads the pods,
+``binding_lane`` binds without the database, ``send_held_events`` sends the events afterwards.
 """
 
 from __future__ import annotations
@@ -52,7 +55,9 @@ class LiveCluster(DatabaseCluster):
         self._known: dict[PodKey, Pod] = {}
         """The pods of the open ``binding_batch``, as read when it opened."""
         self._deferred: list[EventCall] | None = None
-        """Events recorded in the open ``binding_batch``, sent when it ends."""
+        """Events recorded in the open ``binding_lane``."""
+        self._held: list[EventCall] = []
+        """Events of the lanes that ended, for ``send_held_events``."""
 
     def get(self, kind: str, name: str, namespace: str = "") -> Any | None:
         known = self._known.get((namespace, name)) if kind == "Pod" else None
@@ -63,14 +68,35 @@ class LiveCluster(DatabaseCluster):
         """Binds made inside go to the API server one by one, at once; yields the stored pods
         named by ``pods`` (read in one query). The events recorded inside are sent when the
         block ends, even by an error: the binds made before it stand."""
-        rows = self._pod_rows(list(pods))
-        self._known = {key: self._parse_row(row) for key, row in rows.items()}
-        self._deferred = []
+        known = self.pods_named(pods)
         try:
-            yield dict(self._known)
+            with self.binding_lane(known):
+                yield dict(known)
         finally:
-            deferred, self._deferred, self._known = self._deferred, None, {}
-            self._send_events(deferred)
+            KubeEvent.objects.bulk_create(self.send_held_events())
+
+    def pods_named(self, pods: Iterable[PodKey]) -> dict[PodKey, Pod]:
+        """The stored pods of ``pods`` (read in one query; those not stored are left out)."""
+        rows = self._pod_rows(list(pods))
+        return {key: self._parse_row(row) for key, row in rows.items()}
+
+    @contextmanager
+    def binding_lane(self, known: dict[PodKey, Pod]) -> Iterator[None]:
+        """Binds inside go to the API server at once, reading the pods from ``known`` (read
+        beforehand: nothing inside touches the database, so a lane runs on a thread of its
+        own beside others); the events recorded inside are held for ``send_held_events``."""
+        self._known, self._deferred = known, []
+        try:
+            yield
+        finally:
+            self._held.extend(self._deferred)
+            self._deferred, self._known = None, {}
+
+    def send_held_events(self) -> list[KubeEvent]:
+        """Sends the events held by lanes to the API server; their rows, for the caller to
+        store (the database is the caller's: a lane's thread does not write there)."""
+        held, self._held = self._held, []
+        return self._send(held)
 
     def bind(self, namespace: str, name: str, uid: str, node_name: str) -> None:
         self.writes.bind(namespace, name, uid, node_name)
@@ -169,9 +195,12 @@ class LiveCluster(DatabaseCluster):
             self._send_events([(call, self._event_row(event))])
 
     def _send_events(self, events: list[EventCall]) -> None:
+        KubeEvent.objects.bulk_create(self._send(events))
+
+    def _send(self, events: list[EventCall]) -> list[KubeEvent]:
         for call, _ in events:
             self.writes.create_event(*call)
-        KubeEvent.objects.bulk_create(row for _, row in events)
+        return [row for _, row in events]
 
     def _reference(self, ref: dict[str, Any]) -> dict[str, Any]:
         """An ObjectReference as client-go's ``GetReference`` makes one for a pod (without its

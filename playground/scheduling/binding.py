@@ -10,7 +10,9 @@ pod's binding cycle: nothing more on success, Unreserve + Forget + requeue on fa
 (upstream handleBindingCycleError).
 
 The second scheduler's requests (``connection_id`` set) bind through the API server instead,
-after a fence of their own (``_bind_in_cluster``); the mirror brings the bound pods back.
+after a fence of their own (``_bind_in_cluster``), in lanes side by side (the requests wait on
+the API server, as kube-scheduler's binding goroutines do); the mirror brings the bound pods
+back.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,15 +44,30 @@ from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import still_leads
 from playground.scheduling import lease
 from playground.scheduling.plugins import playground_registry
-from playground.workspaces.cluster import DatabaseCluster
-from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, Workspace
+from playground.workspaces.cluster import DatabaseCluster, PodKey
+from playground.workspaces.models import (
+    KubeEvent,
+    SchedulerCommand,
+    SchedulerConfiguration,
+    Workspace,
+)
 
 BINDING_FINISHED = SchedulerCommand.BINDING_FINISHED
 """The SchedulerCommand kind a binding task reports with."""
 LOST_LEASE = "the scheduler that started this binding cycle no longer holds the lease"
 SECOND_SCHEDULER_OFF = "the second scheduler was turned off: the pod is not bound"
-BINDERS_KEPT = 8
-"""Binding schedulers kept per thread (one per workspace and configuration revision)."""
+LANES = 8
+"""Threads a batch of the second scheduler's binds is split over: its requests wait on the API
+server, not on the processor, so they overlap (kube-scheduler binds each pod in a goroutine of
+its own)."""
+BINDERS_KEPT = 8 * LANES
+"""Binding schedulers kept per thread (one per workspace and configuration revision, and per
+lane for a linked workspace)."""
+_LANE_THREADS = ThreadPoolExecutor(max(LANES - 1, 1), thread_name_prefix="binding-lane")
+"""The threads of the lanes after the first (which runs on the task's own thread)."""
+
+Lane = tuple[Scheduler, list["_Cycle"]]
+"""A binding scheduler and the cycles it binds."""
 
 _CODES = {str(code): code for code in Code}
 
@@ -205,6 +223,9 @@ def _bind_in_cluster(requests: list[BindingRequest]) -> list[_Cycle]:
     still names the identity the service led with. Otherwise no pod is bound and each goes
     back to the queue (its binding cycle fails). The API server itself refuses to bind a pod
     twice (409), so a bind racing a takeover cannot bind twice either.
+
+    The pods are read once, then bound in ``LANES`` lanes side by side, each through a binder
+    and client of its own; the events are sent once every bind is done, and stored here.
     """
     first = requests[0]
     cycles = [_Cycle(request) for request in requests]
@@ -217,18 +238,41 @@ def _bind_in_cluster(requests: list[BindingRequest]) -> list[_Cycle]:
     if why:
         return _failed(cycles, why)
     try:
-        binder = _live_binder(connection, first.workspace_id, first.revision)
+        binders = _live_binders(connection, first.workspace_id, first.revision)
     except Exception as err:  # a key or kubeconfig problem: its message names no secret
         return _failed(cycles, f"the connection cannot be used: {describe(err)}")
-    why = still_leads(binder.cluster.writes.client, first.lease, first.identity)
+    why = still_leads(binders[0].cluster.writes.client, first.lease, first.identity)
     if why:
         return _failed(cycles, why)
-    with binder.cluster.binding_batch(c.request.pod_key for c in cycles) as pods:
+    pods = binders[0].cluster.pods_named(c.request.pod_key for c in cycles)
+    lanes = [(binder, cycles[i :: len(binders)]) for i, binder in enumerate(binders)]
+    lanes = [(binder, lane) for binder, lane in lanes if lane]
+    try:
+        _on_lanes(lambda binder, lane: _bind_lane(binder, lane, pods), lanes)
+    finally:  # the binds made stand, so do their events
+        sent = _on_lanes(lambda binder, _: binder.cluster.send_held_events(), lanes)
+        KubeEvent.objects.bulk_create(row for rows in sent for row in rows)
+    return cycles
+
+
+def _on_lanes(work: Callable[[Scheduler, list[_Cycle]], Any], lanes: list[Lane]) -> list[Any]:
+    """``work`` on each lane, the lanes side by side (the first on the calling thread); returns
+    once every lane is done, also when one raised."""
+    others = [_LANE_THREADS.submit(work, *lane) for lane in lanes[1:]]
+    try:
+        first = work(*lanes[0])
+    finally:
+        wait(others)
+    return [first, *(future.result() for future in others)]
+
+
+def _bind_lane(binder: Scheduler, cycles: list[_Cycle], pods: dict[PodKey, Pod]) -> None:
+    """Bind and PostBind of each cycle in turn, through the lane's own binder."""
+    with binder.cluster.binding_lane(pods):
         for cycle in cycles:
             cycle.status = _bind(binder, cycle, pods.get(cycle.request.pod_key))
             if cycle.status is None and cycle.framework is not None:
                 _post_bind(cycle)
-    return cycles
 
 
 def _failed(cycles: list[_Cycle], why: str) -> list[_Cycle]:
@@ -324,23 +368,27 @@ def _binder(workspace_id: int, revision: int | None) -> Scheduler:
     return _binders.get((workspace_id, revision), build)
 
 
-def _live_binder(
+def _live_binders(
     connection: ClusterConnection, workspace_id: int, revision: int | None
-) -> Scheduler:
-    """The binding scheduler of a linked workspace, writing through the connection's client
-    (a new one when the connection's credentials changed)."""
+) -> list[Scheduler]:
+    """The binding schedulers of a linked workspace, one per lane, each writing through a
+    client of its own to the connection's cluster (new ones when the connection's
+    credentials changed)."""
     credentials = (
         connection.in_cluster,
         connection.kubeconfig_encrypted,
         connection.context,
     )
+    key = (workspace_id, revision, connection.pk, credentials)
+    cfg: Any = None
 
     def build() -> Scheduler:
-        cfg = configuration(workspace_id, revision)
+        nonlocal cfg
+        cfg = cfg or configuration(workspace_id, revision)
         cluster = LiveCluster(workspace_id, LiveWrites(api_client(connection), RealClock()))
         return Scheduler.from_configuration(cfg, cluster, playground_registry())
 
-    return _binders.get((workspace_id, revision, connection.pk, credentials), build)
+    return [_binders.get((*key, lane), build) for lane in range(LANES)]
 
 
 def configuration(workspace_id: int, revision: int | None) -> Any:

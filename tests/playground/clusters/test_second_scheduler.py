@@ -26,9 +26,15 @@ from django.conf import settings
 from framework.util.clock import FakeClock, RealClock
 from playground.clusters.connecting import api_client
 from playground.clusters.leader import micro_time
+from playground.clusters.live_writes import LiveWrites
 from playground.clusters.mirror import Mirror
 from playground.clusters.models import ClusterConnection
-from playground.scheduling.binding import SECOND_SCHEDULER_OFF, _live_binder, run_bindings
+from playground.scheduling.binding import (
+    LANES,
+    SECOND_SCHEDULER_OFF,
+    _live_binders,
+    run_bindings,
+)
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import (
@@ -356,19 +362,50 @@ def test_a_binding_task_binds_its_pods_then_sends_and_stores_their_events(kube_a
         assert last_bind < first_event
 
 
+def test_a_binding_task_binds_its_batch_in_lanes_side_by_side(kube_api, instances, monkeypatch):
+    """kube-scheduler binds each pod in a goroutine of its own: a batch's binds wait on the API
+    server together, not one after the other. Each bind here goes on only once LANES binds are
+    under way at once (a barrier), so binds made one at a time would all fail."""
+    live = started_on(kube_api, instances, nodes=2, pods=LANES)
+    deadline = time.monotonic() + DEADLINE
+    while len(live.requests) < LANES:
+        assert time.monotonic() < deadline
+        live.service.tick()  # the binding requests are kept, not run
+    together = threading.Barrier(LANES, timeout=30)
+    bind = LiveWrites.bind
+
+    def bind_once_all_are_binding(writes, *args):
+        together.wait()
+        return bind(writes, *args)
+
+    monkeypatch.setattr(LiveWrites, "bind", bind_once_all_are_binding)
+    batch, live.requests = live.requests, []
+
+    outcomes = run_bindings(batch)
+
+    assert [outcome.payload["status"] for outcome in outcomes] == [None] * LANES
+    assert set(binds(kube_api, live).values()) == {1} and len(binds(kube_api, live)) == LANES
+    assert len(events(kube_api, "Scheduled")) == LANES
+
+
 def test_binding_tasks_keep_their_client_until_the_credentials_change(kube_api, instances):
-    """Each batch reuses the binder (and its client's open connections) built for the
-    workspace, configuration and connection; new credentials get a new one."""
+    """Each batch reuses the binders (and their clients' open connections) built for the
+    workspace, configuration and connection, one per lane, each with a client of its own; new
+    credentials get new ones."""
     live = instances("a")
     workspace_id = live.workspace.pk
-    binder = _live_binder(live.connection, workspace_id, 1)
-    assert _live_binder(live.connection, workspace_id, 1) is binder
-    assert _live_binder(live.connection, workspace_id, None) is not binder
+    binders = _live_binders(live.connection, workspace_id, 1)
+    assert len(binders) == LANES
+    assert len({id(binder.cluster.writes.client) for binder in binders}) == LANES
+    assert _live_binders(live.connection, workspace_id, 1) == binders
+    assert not set(map(id, _live_binders(live.connection, workspace_id, None))) & set(
+        map(id, binders)
+    )
     live.connection.set_kubeconfig(kube_api.kubeconfig_text(user="user-1"))
     live.connection.save()
-    renewed = _live_binder(live.connection, workspace_id, 1)
-    assert renewed is not binder
-    assert renewed.cluster.writes.client is not binder.cluster.writes.client
+    renewed = _live_binders(live.connection, workspace_id, 1)
+    assert renewed[0] is not binders[0]
+    assert renewed[0].cluster.writes.client is not binders[0].cluster.writes.client
 
 
 def _mirrored_bound(instance: Instance) -> int:
