@@ -458,6 +458,24 @@ def node_named(name: str) -> NodeInfo:
     return info
 
 
+def test_the_batch_scores_of_a_pod_without_claims_are_its_scores_node_by_node():
+    """``score_nodes`` answers a pod without claims at once; the answer is ``score``'s."""
+    plain = Pod.from_dict(
+        {"kind": "Pod", "metadata": {"name": "plain", "namespace": "default", "uid": "u-plain"}}
+    )
+    pl = plugin([DEVICE_CLASS])
+    nodes = [node_named(NODE), node_named("worker-2")]
+    state = CycleState()
+    assert pl.pre_filter(state, plain, nodes)[1].code == Code.SKIP
+
+    assert pl.score_nodes(state, plain, nodes) == ([0, 0], None)
+    assert [pl.score(state, plain, n) for n in nodes] == [(0, None), (0, None)]
+    # Without PreFilter's state, the same error the first node gets.
+    scores, status = pl.score_nodes(CycleState(), plain, nodes)
+    assert scores == []
+    assert status.reasons == pl.score(CycleState(), plain, nodes[0])[1].reasons
+
+
 def test_single_claim_prioritized_list_scoring():
     """Upstream's case: subrequest 1 (healthy devices) scores 8, subrequest 2 scores 7."""
     manifest = claim_manifest()
