@@ -576,15 +576,19 @@ class DatabaseCluster:
         existing: dict[tuple[str, str, str], ClusterObject],
         checks: _Checks,
     ) -> list[KubeObject]:
-        """Writes in the given order; runs of new objects are inserted together."""
+        """Writes in the given order; runs of new objects are inserted together, and the
+        changes of runs of replaced objects too (a mirror's burst of bound pods)."""
         classes = _BatchPriorityClasses(self, objects)
         namespaces = self._namespace_phases(objects)
         now = timezone.now()
         stored: list[KubeObject] = []
         creations: list[_Creation] = []
+        replacements: list[tuple[ClusterObject, KubeObject]] = []
         for obj in objects:
             row = existing.get(_key(obj))
             if row is None:
+                stored.extend(self._replace_run(replacements))
+                replacements = []
                 outcome = self._checked_creation(obj, classes, namespaces, now, checks)
                 if isinstance(outcome, ObjectError):
                     raise outcome
@@ -592,7 +596,11 @@ class DatabaseCluster:
                 continue
             stored.extend(self._insert(creations))
             creations = []
-            stored.append(self._replace(row, obj))
+            if any(earlier is row for earlier, _ in replacements):  # a change reads the last one
+                stored.extend(self._replace_run(replacements))
+                replacements = []
+            replacements.append((row, obj))
+        stored.extend(self._replace_run(replacements))
         stored.extend(self._insert(creations))
         return stored
 
@@ -701,24 +709,35 @@ class DatabaseCluster:
         row.save(update_fields=_REPLACED_FIELDS)
         return stored
 
-    def _replace_many(self, replacements: list[tuple[ClusterObject, KubeObject]]) -> None:
-        """``_replace`` for many objects: one insert for their changes, then an update per row
-        (Django's bulk_update builds a CASE per row and column through the ORM, which cost a
-        binding task more than these statements)."""
+    def _replace_run(
+        self, replacements: list[tuple[ClusterObject, KubeObject]]
+    ) -> list[KubeObject]:
+        """``_replace`` for objects of distinct rows: one insert for their changes, then an
+        update per row (Django's bulk_update builds a CASE per row and column through the ORM,
+        which cost a binding task more than these statements)."""
+        if len(replacements) < 2:
+            return [self._replace(row, obj) for row, obj in replacements]
         changes, manifests = [], []
         for row, obj in replacements:
             manifest = manifest_of(obj)
             _keep_identity(manifest, row, obj)
+            if obj.kind == "Node":
+                node_lifecycle.reconcile_unschedulable_taint(manifest)
             manifests.append(manifest)
             changes.append(self._change(MODIFIED, row, old=row.manifest, new=manifest))
         changes = ObjectChange.objects.bulk_create(changes)
+        stored = []
         for (row, _), manifest, change in zip(replacements, manifests, changes, strict=True):
             _stamp(manifest, change.id)
-            row.manifest, row.resource_version = manifest, change.id
-            row.node_name, row.scheduler_name, row.priority, row.phase = _columns(
-                self._parse_row(row)
+            row.manifest, row.uid, row.resource_version = (
+                manifest,
+                manifest["metadata"]["uid"],
+                change.id,
             )
+            stored.append(self._parse_row(row))
+            row.node_name, row.scheduler_name, row.priority, row.phase = _columns(stored[-1])
             row.save(update_fields=_REPLACED_FIELDS)
+        return stored
 
     def _append_change(
         self,
@@ -826,7 +845,7 @@ class _BindingBatch:
         """Writes the binds and events made so far in the batch."""
         bound, self.bound = self.bound, {}
         if bound:
-            self.cluster._replace_many([(self.rows[key], obj) for key, obj in bound.items()])
+            self.cluster._replace_run([(self.rows[key], obj) for key, obj in bound.items()])
         events, self.events = self.events, []
         KubeEvent.objects.bulk_create(events)
 

@@ -169,6 +169,25 @@ def test_a_batch_keeps_its_order_in_the_change_log(cluster):
     ]
 
 
+def test_the_changes_of_a_run_of_replaced_objects_are_inserted_together(cluster):
+    """A mirror's burst of bound pods is a run of replacements: one insert for their changes,
+    in order, each with its own resourceVersion and the state it replaced."""
+    cluster.add_many([make_pod(f"web-{i}") for i in range(3)])
+    before = {o.name: o.manifest for o in ClusterObject.objects.filter(kind="Pod")}
+    with CaptureQueriesContext(connection) as queries:
+        stored = cluster.add_many([make_pod(f"web-{i}", cpu="1") for i in (2, 0, 1)])
+
+    inserts = [q for q in queries if q["sql"].startswith('INSERT INTO "workspaces_objectchange"')]
+    assert len(inserts) == 1
+    changes = list(ObjectChange.objects.filter(event_type="MODIFIED").order_by("id"))
+    assert [c.name for c in changes] == ["web-2", "web-0", "web-1"]
+    assert [o.metadata.resource_version for o in stored] == [str(c.id) for c in changes]
+    assert [c.old_manifest for c in changes] == [before[c.name] for c in changes]
+    rows = {o.name: o for o in ClusterObject.objects.filter(kind="Pod")}
+    assert all(rows[c.name].resource_version == c.id for c in changes)
+    assert rows["web-0"].manifest["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1"
+
+
 def test_updating_a_missing_object_is_not_found(cluster):
     with pytest.raises(NotFoundError, match='pods "web" not found'):
         cluster.update(make_pod("web"))
