@@ -317,7 +317,10 @@ class ControlPlaneKubeApi(RealKubeApi):
         self.cluster = cluster
         plane = cluster.plane
         self.url, self.ca_pem = plane.url, plane.certificates.ca_pem
-        self.token = plane.tokens["admin"]
+        self.tokens = dict(plane.tokens)
+        """The users' tokens as the test began: an expired one stays the test's, as on the test
+        server; the next test gets the new one."""
+        self.token = self.tokens["admin"]
         self.raw = kubeconfig(self.url, self.ca_pem, self.token, "admin", "test")
         self.admin = cluster.client
         self._discovered = cluster.dynamic
@@ -329,7 +332,7 @@ class ControlPlaneKubeApi(RealKubeApi):
     def token_for(self, user: str) -> str:
         if user not in USERS:
             raise ValueError(f"kube-apiserver's token file has the users {USERS}, not {user!r}")
-        return self.cluster.plane.tokens[user]
+        return self.tokens[user]
 
     def _check_name(self, manifest: dict, namespaced: bool) -> None:
         """Every name is allowed: the session's cluster belongs to the tests."""
@@ -374,7 +377,7 @@ class ControlPlaneKubeApi(RealKubeApi):
 
     def expire_token(self, user: str = "admin") -> None:
         """The user gets a new token in the token file, which kube-apiserver reads as it
-        starts: after the restart the old one is a 401."""
+        starts: after the restart the old one, still this test's, is a 401."""
         self.token_for(user)
         self.cluster.plane.renew_token(user)
         self.cluster.plane.restart_apiserver()
