@@ -21,7 +21,7 @@ needs_assets = pytest.mark.skipif(
 def test_a_folder_without_the_binaries_is_refused_by_name(tmp_path):
     (tmp_path / "etcd").write_text("")
     with pytest.raises(ControlPlaneError, match=f"^{ASSETS_ENV}={tmp_path} has no executable etcd"):
-        ControlPlane(tmp_path).start()
+        ControlPlane(tmp_path, folder=tmp_path / "plane").start()  # no folder left in /tmp
 
 
 @needs_assets
