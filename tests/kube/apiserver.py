@@ -121,7 +121,11 @@ class ApiServer:
         return self._httpd is not None
 
     def start(self) -> None:
-        """Listen on 127.0.0.1: a random port the first time, the same port after a stop."""
+        """Listen on 127.0.0.1: a random port the first time, the same port after a stop.
+        Started again, the history begins at the current revision, as a restarted
+        kube-apiserver's watch cache does: a watch from an older version gets 410."""
+        if self.port:
+            self.store.compact()
         httpd = _Server(("127.0.0.1", self.port), _Handler)
         httpd.api = self
         self.port = httpd.server_address[1]
@@ -147,12 +151,10 @@ class ApiServer:
         for conn in connections:
             _cut(conn)
 
-    def restart(self, compact: bool = False) -> None:
-        """Stop and start on the same port keeping every object; with ``compact`` the history
-        is lost too, as a restarted server's watch cache starts at the current revision."""
+    def restart(self) -> None:
+        """Stop and start on the same port keeping every object and version (not the
+        history, see ``start``)."""
         self.stop()
-        if compact:
-            self.store.compact()
         self.start()
 
     # --- users and policy ------------------------------------------------------------------

@@ -6,10 +6,15 @@ ports with what a control plane without kube-controller-manager needs: a self-ma
 serving certificate, a static token file (the fixture's own ``system:masters`` user and the
 users tests act as), RBAC, no ServiceAccount or TaintNodesByCondition admission, no etcd
 compaction. One is shared by a whole test session; ``stop`` ends both gracefully.
+
+kube-apiserver alone can also be stopped and started again on the same port with the same
+flags and files while etcd keeps every object: the faults a real server shows on demand (a
+restart, a server down, cut watch streams, a token that no longer counts, compacted history).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -44,6 +49,10 @@ AUDIT_POLICY = {
 """Every request of the test users, with its body: the tests' request log (``requests``)."""
 START_SECONDS = 90
 STOP_SECONDS = 20
+WATCH_GRACE = "2s"
+"""``--shutdown-watch-termination-grace-period``: without it a SIGTERM leaves open watches
+running and the HTTP server's shutdown waits for them up to ``--request-timeout`` (60 s); with
+it every watch ends at once, cleanly, as the shutdown begins."""
 SERVICE_RANGE = "10.0.0.0/24"
 
 
@@ -60,7 +69,9 @@ class ControlPlane:
     certificates: Certificates = field(default_factory=make_certificates)
     tokens: dict[str, str] = field(default_factory=dict)
     port: int = 0
-    processes: list[subprocess.Popen] = field(default_factory=list)
+    etcd_port: int = 0
+    etcd: subprocess.Popen | None = None
+    apiserver: subprocess.Popen | None = None
     extra_flags: tuple[str, ...] = ()
     """More kube-apiserver flags (alpha APIs: ``--runtime-config``, ``--feature-gates``)."""
 
@@ -82,19 +93,74 @@ class ControlPlane:
             if not os.access(self.assets / binary, os.X_OK):
                 raise ControlPlaneError(f"{ASSETS_ENV}={self.assets} has no executable {binary}")
         self._write_files()
-        etcd_port, peer_port, free = _free_ports(3)
+        self.etcd_port, peer_port, free = _free_ports(3)
         self.port = self.port or free  # a benchmark may name kube-apiserver's port
-        self._spawn("etcd", self._etcd_args(etcd_port, peer_port))
-        self._spawn("kube-apiserver", self._apiserver_args(etcd_port))
-        self._wait_ready()
+        self.etcd = self._spawn("etcd", self._etcd_args(self.etcd_port, peer_port))
+        self.start_apiserver()
         return self
 
     def stop(self) -> None:
         """SIGTERM kube-apiserver, then etcd, each killed if still running after 20 s."""
-        for process in reversed(self.processes):
-            stop_process(process)
-        self.processes.clear()
+        self.stop_apiserver()
+        if self.etcd is not None:
+            stop_process(self.etcd)
+            self.etcd = None
         shutil.rmtree(self.folder, ignore_errors=True)
+
+    # --- kube-apiserver alone: the faults ------------------------------------------------------
+
+    @property
+    def apiserver_running(self) -> bool:
+        return self.apiserver is not None
+
+    def start_apiserver(self) -> None:
+        """Start kube-apiserver (again: the same port, flags and files) and wait for
+        ``/readyz``. A new one's watch cache starts at etcd's current revision."""
+        self.apiserver = self._spawn("kube-apiserver", self._apiserver_args())
+        self._wait_ready()
+
+    def stop_apiserver(self, kill: bool = False) -> None:
+        """End kube-apiserver, etcd keeping every object: gracefully (SIGTERM: open watch
+        streams end cleanly at once, see WATCH_GRACE), or with ``kill`` by SIGKILL (every
+        connection cut mid-stream)."""
+        if self.apiserver is None:
+            return
+        if kill:
+            self.apiserver.kill()
+            self.apiserver.wait()
+        else:
+            stop_process(self.apiserver)
+        self.apiserver = None
+
+    def restart_apiserver(self, kill: bool = False) -> None:
+        self.stop_apiserver(kill)
+        self.start_apiserver()
+
+    def renew_token(self, user: str) -> None:
+        """Give ``user`` a new token in the token file. kube-apiserver reads that file only
+        as it starts: until a restart the old token counts, afterwards it is a 401."""
+        self.tokens[user] = secrets.token_hex(16)
+        self._write_tokens()
+
+    def compact_etcd(self) -> int:
+        """Compact etcd's history up to its current revision (through its v3 HTTP gateway,
+        waiting until the compaction is physical); returns that revision. A running
+        kube-apiserver's watch cache still holds its window of events: only a new one, or a
+        read that goes to etcd, sees the history gone."""
+        revision = self._etcd("range", {"key": base64.b64encode(b"/").decode(), "count_only": True})
+        compacted = revision["header"]["revision"]
+        self._etcd("compaction", {"revision": compacted, "physical": True})
+        return int(compacted)
+
+    def _etcd(self, call: str, body: dict) -> dict:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.etcd_port}/v3/kv/{call}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=STOP_SECONDS) as response:
+            return json.loads(response.read())
 
     def log_tail(self, name: str = "kube-apiserver", lines: int = 20) -> str:
         path = self.folder / f"{name}.log"
@@ -122,10 +188,13 @@ class ControlPlane:
             )
         )
         self.tokens = {user: secrets.token_hex(16) for user in (FIXTURE_USER, *USERS)}
+        self._write_tokens()
+        (folder / "audit-policy.json").write_text(json.dumps(AUDIT_POLICY))
+
+    def _write_tokens(self) -> None:
         lines = [f'{self.tokens[FIXTURE_USER]},{FIXTURE_USER},{FIXTURE_USER},"system:masters"']
         lines += [f"{self.tokens[user]},{user},{user}" for user in USERS]
-        (folder / "tokens.csv").write_text("\n".join(lines) + "\n")
-        (folder / "audit-policy.json").write_text(json.dumps(AUDIT_POLICY))
+        (self.folder / "tokens.csv").write_text("\n".join(lines) + "\n")
 
     def _etcd_args(self, client_port: int, peer_port: int) -> list[str]:
         return [
@@ -137,11 +206,11 @@ class ControlPlane:
             "--unsafe-no-fsync",
         ]
 
-    def _apiserver_args(self, etcd_port: int) -> list[str]:
+    def _apiserver_args(self) -> list[str]:
         folder = self.folder
         return [
             str(self.assets / "kube-apiserver"),
-            f"--etcd-servers=http://127.0.0.1:{etcd_port}",
+            f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
             "--bind-address=127.0.0.1",
             "--advertise-address=127.0.0.1",
             f"--secure-port={self.port}",
@@ -160,15 +229,17 @@ class ControlPlane:
             f"--audit-log-path={self.audit_log}",
             "--audit-log-format=json",
             "--allow-privileged=true",
+            f"--shutdown-watch-termination-grace-period={WATCH_GRACE}",
             *self.extra_flags,
         ]
 
     # --- processes ---------------------------------------------------------------------------
 
-    def _spawn(self, name: str, args: list[str]) -> None:
-        log = (self.folder / f"{name}.log").open("wb")
-        self.processes.append(
-            subprocess.Popen(
+    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+        """Start a process, its output appended to ``<name>.log`` (a restart's after the
+        last run's)."""
+        with (self.folder / f"{name}.log").open("ab") as log:
+            return subprocess.Popen(
                 args,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -176,7 +247,6 @@ class ControlPlane:
                 cwd=self.folder,
                 start_new_session=True,  # Ctrl-C in the terminal reaches pytest, which stops us
             )
-        )
 
     def _wait_ready(self) -> None:
         context = ssl.create_default_context(cadata=self.certificates.ca_pem)
@@ -185,8 +255,8 @@ class ControlPlane:
         )
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
-            for process, name in zip(self.processes, ("etcd", "kube-apiserver"), strict=True):
-                if process.poll() is not None:
+            for process, name in ((self.etcd, "etcd"), (self.apiserver, "kube-apiserver")):
+                if process is not None and process.poll() is not None:
                     raise ControlPlaneError(
                         f"{name} exited with {process.returncode}:\n{self.log_tail(name)}"
                     )

@@ -135,6 +135,24 @@ class OwnedCluster:
                     found.setdefault(event["auditID"], _request(event))
         return list(found.values())
 
+    def open_watches_since(self, offset: int) -> int:
+        """How many of the test users' watches that started after ``offset`` are still open:
+        the audit log has their ``ResponseStarted`` event and not yet their
+        ``ResponseComplete``."""
+        open_ids: set[str] = set()
+        with self.plane.audit_log.open("rb") as log:
+            log.seek(offset)
+            for line in log:
+                with contextlib.suppress(ValueError):
+                    event = json.loads(line)
+                    if event["verb"] != "watch":
+                        continue
+                    if event["stage"] == "ResponseStarted":
+                        open_ids.add(event["auditID"])
+                    elif event["stage"] == "ResponseComplete":
+                        open_ids.discard(event["auditID"])
+        return len(open_ids)
+
     # --- cleanup -------------------------------------------------------------------------------
 
     def _sweepable(self) -> list[ApiResource]:

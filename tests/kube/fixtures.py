@@ -7,7 +7,10 @@ Every test that uses it runs once per server it can have:
 - ``kube-apiserver``, when ``KUBEBUILDER_ASSETS`` names a folder with ``etcd`` and
   ``kube-apiserver`` (envtest's convention): one real control plane for the whole session
   (tests/kube/control_plane.py), each test in its own namespace, everything it made deleted
-  afterwards (tests/kube/envtest.py). Denials become RBAC; the faults it cannot show skip.
+  afterwards (tests/kube/envtest.py). Denials become RBAC; stopping, restarting, cutting
+  watches, expiring a token and compacting become what a real server does then (kube-apiserver
+  stopped, restarted, killed, etcd compacted); the faults it cannot show (``expire_watches``,
+  ``slow``) skip.
 - ``cluster``, when ``PLAYGROUND_TEST_KUBECONFIG`` names a kubeconfig: that cluster, touched
   only in namespaces and cluster-scoped names ``pg-test-*`` that the fixture creates and deletes
   afterwards; the fault methods skip the test.
@@ -139,8 +142,8 @@ class LocalKubeApi(KubeApi):
     def expire_watches(self) -> int:
         return self.server.expire_watches()
 
-    def restart(self, compact: bool = False) -> None:
-        self.server.restart(compact)
+    def restart(self) -> None:
+        self.server.restart()
 
     def stop(self) -> None:
         self.server.stop()
@@ -166,6 +169,15 @@ class LocalKubeApi(KubeApi):
 
     def close(self) -> None:
         self.server.stop()
+
+
+def _skips(reason: str) -> property:
+    """A fault a server cannot show: naming it skips the test, saying why."""
+
+    def skip(self):
+        pytest.skip(reason)
+
+    return property(skip)
 
 
 class RealKubeApi(KubeApi):
@@ -243,13 +255,13 @@ class RealKubeApi(KubeApi):
             self._discovered = DynamicClient(self.admin)
         return self._discovered.resources.get(api_version=resource.api_version, kind=resource.kind)
 
-    def _fault(self):
-        pytest.skip("fault injection needs the test API server, not a real cluster")
-
     # Properties, so that naming one skips the test where it is named: a test that hands
     # ``kube_api.restart`` to a thread skips before the thread starts.
-    drop_watches = compact = restart = stop = start = slow = deny = property(_fault)
-    allow_all = expire_token = expire_watches = property(_fault)
+    drop_watches = compact = restart = stop = start = slow = deny = _skips(
+        "fault injection needs the test API server or the session's kube-apiserver, not a "
+        "real cluster"
+    )
+    allow_all = expire_token = expire_watches = drop_watches
 
     @property
     def requests(self):
@@ -305,7 +317,10 @@ class ControlPlaneKubeApi(RealKubeApi):
         self.cluster = cluster
         plane = cluster.plane
         self.url, self.ca_pem = plane.url, plane.certificates.ca_pem
-        self.token = plane.tokens["admin"]
+        self.tokens = dict(plane.tokens)
+        """The users' tokens as the test began: an expired one stays the test's, as on the test
+        server; the next test gets the new one."""
+        self.token = self.tokens["admin"]
         self.raw = kubeconfig(self.url, self.ca_pem, self.token, "admin", "test")
         self.admin = cluster.client
         self._discovered = cluster.dynamic
@@ -317,7 +332,7 @@ class ControlPlaneKubeApi(RealKubeApi):
     def token_for(self, user: str) -> str:
         if user not in USERS:
             raise ValueError(f"kube-apiserver's token file has the users {USERS}, not {user!r}")
-        return self.cluster.plane.tokens[user]
+        return self.tokens[user]
 
     def _check_name(self, manifest: dict, namespaced: bool) -> None:
         """Every name is allowed: the session's cluster belongs to the tests."""
@@ -332,13 +347,57 @@ class ControlPlaneKubeApi(RealKubeApi):
     def allow_all(self) -> None:
         self.cluster.allow_all()
 
+    # faults: each stop, restart or kill costs a few seconds; etcd keeps every object
+    def stop(self) -> None:
+        """kube-apiserver stops (SIGTERM): connections are refused until ``start``."""
+        self.cluster.plane.stop_apiserver()
+
+    def start(self) -> None:
+        self.cluster.plane.start_apiserver()
+
+    def restart(self) -> None:
+        """Stop and start: objects and versions stay, watches end cleanly, and the new watch
+        cache starts at the current revision (a watch from an older version gets 410)."""
+        self.cluster.plane.restart_apiserver()
+
+    def drop_watches(self, clean: bool = True) -> int:
+        """End the test's open watches by restarting kube-apiserver: a SIGTERM ends them
+        cleanly, a SIGKILL (``clean=False``) cuts them. Returns how many there were. The
+        restart loses the watch history too, as any restart does."""
+        count = self.cluster.open_watches_since(self.audit_offset)
+        self.cluster.plane.restart_apiserver(kill=not clean)
+        return count
+
+    def compact(self) -> int:
+        """Compact etcd up to now and restart kube-apiserver, whose running watch cache would
+        go on serving its window of events: afterwards older versions get 410."""
+        revision = self.cluster.plane.compact_etcd()
+        self.cluster.plane.restart_apiserver()
+        return revision
+
+    def expire_token(self, user: str = "admin") -> None:
+        """The user gets a new token in the token file, which kube-apiserver reads as it
+        starts: after the restart the old one, still this test's, is a 401."""
+        self.token_for(user)
+        self.cluster.plane.renew_token(user)
+        self.cluster.plane.restart_apiserver()
+
+    expire_watches = _skips(
+        "kube-apiserver ends no open watch with 410 on demand: its watch cache serves open "
+        "watches through an etcd compaction, and a restart ends them cleanly"
+    )
+    slow = _skips("kube-apiserver cannot be made to delay the answers of one path")
+
     @property
     def requests(self) -> list[Request]:
         """The test users' requests since the test began, from the audit log."""
         return self.cluster.requests_since(self.audit_offset)
 
     def close(self) -> None:
-        """Everything the test made goes, and every user may do everything again."""
+        """kube-apiserver runs again if the test stopped it, everything the test made goes,
+        and every user may do everything again."""
+        if not self.cluster.plane.apiserver_running:
+            self.cluster.plane.start_apiserver()
         if self.cluster.denied:
             self.cluster.allow_all()
         self.cluster.sweep()

@@ -451,9 +451,10 @@ def chain_text(err: BaseException | None) -> str:
     return "\n".join(texts)
 
 
-def test_a_restart_keeps_every_object_and_drops_the_watches(kube_api, core):
+def test_a_restart_keeps_every_object_and_drops_the_watches_and_the_history(kube_api, core):
     ns = kube_api.namespace
     before = core.create_namespaced_pod(ns, pod("r1"))
+    core.create_namespaced_pod(ns, pod("r2"))  # a change after r1: the history a watch needs
     thread, _, errors = watch_in_thread(core, ns)
     kube_api.restart()
     thread.join(WATCH_SECONDS)
@@ -464,15 +465,23 @@ def test_a_restart_keeps_every_object_and_drops_the_watches(kube_api, core):
         before.metadata.uid,
         before.metadata.resource_version,
     )
-    later = core.create_namespaced_pod(ns, pod("r2"))
-    assert int(later.metadata.resource_version) > int(before.metadata.resource_version)
+    # The restarted server's watch cache begins at the revision it started at.
+    since = before.metadata.resource_version
+    with pytest.raises(ApiException) as gone:
+        list(
+            watch.Watch().stream(
+                core.list_namespaced_pod, ns, resource_version=since, timeout_seconds=WATCH_SECONDS
+            )
+        )
+    assert gone.value.status == 410
+    assert gone.value.reason.startswith(f"Expired: too old resource version: {since} (")
+    fresh = core.list_namespaced_pod(ns).metadata.resource_version
+    later = core.create_namespaced_pod(ns, pod("r3"))
+    assert int(later.metadata.resource_version) > int(since)
     resumed = watch.Watch().stream(
-        core.list_namespaced_pod,
-        ns,
-        resource_version=before.metadata.resource_version,
-        timeout_seconds=WATCH_SECONDS,
+        core.list_namespaced_pod, ns, resource_version=fresh, timeout_seconds=WATCH_SECONDS
     )
-    assert next(resumed)["object"].metadata.name == "r2"
+    assert next(resumed)["object"].metadata.name == "r3"
     resumed.close()
 
 

@@ -1,11 +1,13 @@
 """The session's control plane from envtest's assets (tests/kube/control_plane.py, envtest.py):
-a folder without the binaries is named, and a test leaves the shared cluster as it found it."""
+a folder without the binaries is named, and a test leaves the shared cluster as it found it,
+running."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+import urllib3
 from kubernetes import client
 
 from tests.kube.control_plane import ASSETS_ENV, ControlPlane, ControlPlaneError
@@ -19,7 +21,7 @@ needs_assets = pytest.mark.skipif(
 def test_a_folder_without_the_binaries_is_refused_by_name(tmp_path):
     (tmp_path / "etcd").write_text("")
     with pytest.raises(ControlPlaneError, match=f"^{ASSETS_ENV}={tmp_path} has no executable etcd"):
-        ControlPlane(tmp_path).start()
+        ControlPlane(tmp_path, folder=tmp_path / "plane").start()  # no folder left in /tmp
 
 
 @needs_assets
@@ -46,3 +48,17 @@ def test_what_a_test_made_is_gone_after_it_even_where_no_controller_would_finish
     assert kube_control_plane.denied == {}
     names = {ns.metadata.name for ns in core.list_namespace().items}
     assert {"other", api.namespace} & names == set()
+
+
+@needs_assets
+def test_a_test_that_leaves_kube_apiserver_stopped_hands_on_a_running_one(kube_control_plane):
+    api = ControlPlaneKubeApi(kube_control_plane)
+    core = client.CoreV1Api(api.client())
+    api.stop()
+    with pytest.raises(urllib3.exceptions.MaxRetryError, match="Connection refused"):
+        core.list_namespace()
+    api.close()
+
+    assert kube_control_plane.plane.apiserver_running
+    names = {ns.metadata.name for ns in core.list_namespace().items}
+    assert "default" in names and api.namespace not in names
