@@ -584,11 +584,12 @@ class DatabaseCluster:
         stored: list[KubeObject] = []
         creations: list[_Creation] = []
         replacements: list[tuple[ClusterObject, KubeObject]] = []
+        replaced: set[tuple[str, str, str]] = set()
         for obj in objects:
             row = existing.get(_key(obj))
             if row is None:
                 stored.extend(self._replace_run(replacements))
-                replacements = []
+                replacements, replaced = [], set()
                 outcome = self._checked_creation(obj, classes, namespaces, now, checks)
                 if isinstance(outcome, ObjectError):
                     raise outcome
@@ -596,10 +597,11 @@ class DatabaseCluster:
                 continue
             stored.extend(self._insert(creations))
             creations = []
-            if any(earlier is row for earlier, _ in replacements):  # a change reads the last one
+            if _key(obj) in replaced:  # its change reads the row the earlier one wrote
                 stored.extend(self._replace_run(replacements))
-                replacements = []
+                replacements, replaced = [], set()
             replacements.append((row, obj))
+            replaced.add(_key(obj))
         stored.extend(self._replace_run(replacements))
         stored.extend(self._insert(creations))
         return stored
