@@ -55,11 +55,14 @@ def stop_scheduler(workspace_id: int, timeout: float | None = None) -> bool:
     """
     seconds = float(settings.SCHEDULER_LEASE_SECONDS)
     deadline = time.monotonic() + (seconds if timeout is None else timeout)
-    asked = False
+    pending = SchedulerCommand.objects.filter(
+        workspace_id=workspace_id, kind=SchedulerCommand.STOP, done_at__isnull=True
+    )
     while not lease.reserve_start(workspace_id, DELETING, timezone.now(), seconds):
-        if not asked:
+        # Asked again whenever no stop is pending: a service that lost its lease mid-tick may
+        # have a successor (the watchdog's) that never saw the first one.
+        if not pending.exists():
             SchedulerCommand.objects.create(workspace_id=workspace_id, kind=SchedulerCommand.STOP)
-            asked = True
         if time.monotonic() >= deadline:
             return False
         time.sleep(POLL_SECONDS)
