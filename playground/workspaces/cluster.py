@@ -49,6 +49,7 @@ from framework.cluster.resource_claim_controller import ResourceClaimController
 from playground.workspaces import node_lifecycle, resource_claims
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
 from playground.workspaces.parsed import PARSED_OBJECTS
+from playground.workspaces.row_updates import update_rows
 
 WatchHandler = Callable[[str, Any, Any], None]
 ObjectOrManifest = KubeObject | Mapping[str, Any]
@@ -714,9 +715,9 @@ class DatabaseCluster:
     def _replace_run(
         self, replacements: list[tuple[ClusterObject, KubeObject]]
     ) -> list[KubeObject]:
-        """``_replace`` for objects of distinct rows: one insert for their changes, then an
-        update per row (Django's bulk_update builds a CASE per row and column through the ORM,
-        which cost a binding task more than these statements)."""
+        """``_replace`` for objects of distinct rows: one insert for their changes, one
+        statement for the rows (Django's bulk_update builds a CASE per row and column through
+        the ORM, and a save per row compiles an UPDATE each: see ``row_updates``)."""
         if len(replacements) < 2:
             return [self._replace(row, obj) for row, obj in replacements]
         changes, manifests = [], []
@@ -738,7 +739,7 @@ class DatabaseCluster:
             )
             stored.append(self._parse_row(row))
             row.node_name, row.scheduler_name, row.priority, row.phase = _columns(stored[-1])
-            row.save(update_fields=_REPLACED_FIELDS)
+        update_rows([row for row, _ in replacements], _REPLACED_FIELDS)
         return stored
 
     def _append_change(
