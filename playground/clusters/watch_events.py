@@ -13,12 +13,13 @@ the response alone would wait for the read, up to the watch's ``timeoutSeconds``
 from __future__ import annotations
 
 import contextlib
-import json
 import queue
 import threading
 from typing import Any
 
 from kubernetes.watch.watch import iter_resp_lines
+
+from playground.workspaces.fields import loads
 
 JOIN_SECONDS = 5.0
 """How long ``close`` waits for the reader once its socket is shut down."""
@@ -84,7 +85,7 @@ class WatchEvents:
         try:
             for line in iter_resp_lines(self._response):
                 if line:
-                    self._queue.put(json.loads(line))
+                    self._queue.put(loads(line))
         except BaseException as err:  # handed to the mirror's thread, which decides
             self._queue.put(_End(err))
         else:
