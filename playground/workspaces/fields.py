@@ -14,8 +14,9 @@ _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
 def dumps(value: Any) -> str:
-    """``json.dumps``'s document, made by orjson (5-10 times faster on manifests and traces);
-    what orjson cannot write (an integer beyond 64 bits, say) goes to ``json.dumps``."""
+    """``value`` as JSON text, written by orjson (5-10 times faster than ``json.dumps`` on
+    manifests and traces, the same document without the spaces); what orjson cannot write (an
+    integer beyond 64 bits, say) is written by ``json.dumps``."""
     try:
         return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
     except (TypeError, orjson.JSONEncodeError):
