@@ -148,6 +148,13 @@ class FeatureGates:
             overrides[name] = parsed
         return cls(overrides)
 
+    def to_string(self) -> str:
+        """The shortest ``--feature-gates`` value that gives these gates: the overrides, by
+        name (``""`` for the defaults); ``from_string`` reads it back."""
+        return ",".join(
+            f"{name}={_go_bool(value)}" for name, value in sorted(self.overrides().items())
+        )
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FeatureGates) and self._enabled == other._enabled
 

@@ -118,7 +118,7 @@ class Simulation:
         ``features`` are the feature gates (the in-tree registry's too, unless one is given).
         The scheduler counts its metrics into ``self.metrics``."""
         cfg = load_config(config_source)
-        set_defaults(cfg)
+        set_defaults(cfg, features)  # the default plugins and args depend on the gates
         if registry is None:
             registry = in_tree_registry(features)
         errors = startup_errors(cfg, registry, features)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from framework.cluster.dry_run import DryRunCluster, Write
 from framework.cluster.resource_claim_controller import claims_for_new_pod
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import FrameworkError
 from framework.scheduler.schedule_one import SchedulingAttempt
@@ -123,9 +124,13 @@ def what_if(
     registry: Registry | None = None,
     clock: Clock | None = None,
     seed: int = 0,
+    features: FeatureGates = DEFAULT_FEATURE_GATES,
 ) -> WhatIf:
     """Runs ``pod``'s scheduling cycle through ``profile`` of the defaulted, validated ``cfg``
     over ``objects`` (see the module); ``objects`` are read, never changed.
+
+    ``features`` are the gates the scheduler runs with (the in-tree registry's too, unless a
+    registry is given); ``cfg`` must have been defaulted with the same gates.
 
     The pod stands in for any pod of the same namespace and name among the objects, and is run
     as if its ``schedulerName`` named the profile. It must be pending (no ``nodeName``).
@@ -149,11 +154,12 @@ def what_if(
     scheduler = WhatIfScheduler.from_configuration(
         cfg,
         cluster,
-        registry if registry is not None else in_tree_registry(),
+        registry if registry is not None else in_tree_registry(features),
         clock=clock or RealClock(),
         seed=seed,
         observer=events,
         on_attempt=attempts.append,
+        features=features,
     )
     try:
         scheduler.start()

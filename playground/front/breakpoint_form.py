@@ -161,14 +161,14 @@ def workspace_profiles(workspace: Workspace) -> tuple[Profile, ...]:
     """The profiles the workspace's scheduler runs: its latest revision's, or the default
     configuration's when there is none or it is invalid (the service does the same)."""
     current = workspace.current_configuration()
-    profiles = _profiles(current.text) if current is not None else ()
-    return profiles or _profiles(default_configuration_text())
+    profiles = _profiles(current.text, current.feature_gates) if current is not None else ()
+    return profiles or _profiles(default_configuration_text(), "")
 
 
 @functools.lru_cache(maxsize=64)
-def _profiles(text: str) -> tuple[Profile, ...]:
+def _profiles(text: str, feature_gates: str) -> tuple[Profile, ...]:
     """Cached: checking builds every profile, and every page with the form asks."""
-    return tuple(check_configuration(text).profiles)
+    return tuple(check_configuration(text, feature_gates).profiles)
 
 
 def _plugin_points(profiles: Iterable[Profile]) -> dict[str, list[str]]:

@@ -1,11 +1,12 @@
 """A KubeSchedulerConfiguration checked as the scheduler service would take it.
 
-Whether kube-scheduler would start with the text is decided in one place for the command line,
-``simulate`` and this editor (``services.checked_configuration``, which uses
-``framework.config.startup``: upstream's validation, then every profile built into a framework
-with the service's plugin registry, with upstream's messages and field paths). A configuration
-that passes is what Apply accepts; the effective plugins per extension point (read off the
-frameworks that check built) and each plugin's defaulted args come with it.
+Whether kube-scheduler would start with the text and the feature gates is decided in one place
+for the command line, ``simulate`` and this editor (``services.checked_configuration``, which
+uses ``framework.config.startup``: the gates read as ``--feature-gates`` reads them, upstream's
+validation, then every profile built into a framework with the service's plugin registry, with
+upstream's messages and field paths). A configuration that passes is what Apply accepts; the
+effective plugins per extension point (read off the frameworks that check built, so a gate that
+adds a default plugin shows it) and each plugin's defaulted args come with it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from framework.config.encode import to_dict
+from framework.features import FEATURE_SPECS, FeatureGates
 from framework.runtime.framework import Framework
 from playground.scheduling.plugins import PLUGIN_ARGS
 from playground.workspaces.services import ConfigurationProblem as Problem
@@ -51,32 +53,52 @@ class Profile:
         return [(point, self.points.get(point, [])) for point in POINTS]
 
 
+@dataclass(frozen=True, slots=True)
+class ChangedGate:
+    """A feature gate whose value differs from its v1.36 default."""
+
+    name: str
+    enabled: bool
+    pre_release: str
+
+
 @dataclass(slots=True)
 class Checked:
     problems: list[Problem] = field(default_factory=list)
     profiles: list[Profile] = field(default_factory=list)
+    changed_gates: list[ChangedGate] = field(default_factory=list)
+    """The gates that differ from the defaults (none while the gates have problems)."""
 
     @property
     def valid(self) -> bool:
         return not self.problems
 
 
-def check_configuration(text: str) -> Checked:
-    """Every problem with the text (what kube-scheduler would refuse to start with, see
-    ``framework.config.startup``), or its profiles when there is none."""
-    checked = checked_configuration(text)
+def check_configuration(text: str, feature_gates: str = "") -> Checked:
+    """Every problem with the text and gates (what kube-scheduler would refuse to start with,
+    see ``framework.config.startup``), or its profiles when there is none."""
+    checked = checked_configuration(text, feature_gates)
+    gates = changed_gates(checked.features) if checked.features is not None else []
     if checked.problems:
-        return Checked(checked.problems)
-    return Checked([], _profiles(checked.cfg, checked.frameworks))
+        return Checked(checked.problems, changed_gates=gates)
+    return Checked([], _profiles(checked.cfg, checked.frameworks), gates)
+
+
+def changed_gates(features: FeatureGates) -> list[ChangedGate]:
+    """The gates set otherwise than by default, by name."""
+    return [
+        ChangedGate(name, enabled, FEATURE_SPECS[name].pre_release)
+        for name, enabled in sorted(features.overrides().items())
+    ]
 
 
 @functools.lru_cache(maxsize=64)
-def runs_plugin_at(text: str, point: str, plugin: str) -> bool:
+def runs_plugin_at(text: str, point: str, plugin: str, feature_gates: str = "") -> bool:
     """Whether a profile of this (valid) configuration runs ``plugin`` at ``point``.
 
     Cached: the permit console asks at every redraw, and a check builds every profile.
     """
-    profiles = check_configuration(text).profiles
+    profiles = check_configuration(text, feature_gates).profiles
     return any(plugin in {name for name, _ in p.points.get(point, [])} for p in profiles)
 
 

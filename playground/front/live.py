@@ -19,6 +19,7 @@ from playground.front.live_panel import live_trace_context, stopped_trace
 from playground.front.pod_filter import PodFilter
 from playground.front.pod_states import pod_states
 from playground.front.queue_board import Board, board_from, board_of
+from playground.front.running_configuration import running_configuration
 from playground.front.stop_section import render_stop_parts, stored_stop
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import node_page, nodes_context, pods_context
@@ -35,7 +36,9 @@ from playground.workspaces.models import (
 )
 
 DEBUGGER = "debugger"
-VIEWS = ("overview", "nodes", "pods", "queue", "permit", DEBUGGER)
+PROFILE = "profile"
+"""The profile page: the revision and feature gates the scheduler runs with, beside its state."""
+VIEWS = ("overview", "nodes", "pods", "queue", "permit", DEBUGGER, PROFILE)
 BOARD_VIEWS = ("overview", "pods", "queue", "permit")
 """Views whose fragments change with the queue."""
 PANEL_VIEWS = ("overview", "queue")
@@ -156,13 +159,17 @@ def _published_board(status: dict[str, Any]) -> Board:
 
 
 def scheduler_parts(workspace: Workspace, view: LiveView) -> str:
-    """Where the view shows the scheduler's state: the top bar's badge, and on the overview
-    and the queue board the scheduler's panel; one reading of the state for both."""
+    """Where the view shows the scheduler's state: the top bar's badge, on the overview and
+    the queue board the scheduler's panel (one reading of the state for both), on the profile
+    page the revision and feature gates it runs with."""
     state = scheduler_state(workspace.pk)
     parts = [_badge(state)]
     if view.name in PANEL_VIEWS:
         context = {"workspace": workspace, "scheduler": state}
         parts.append(render_to_string("front/scheduler_state.html", context))
+    if view.name == PROFILE:
+        context = {"running": running_configuration(workspace)}
+        parts.append(render_to_string("front/running_configuration.html", context))
     return "".join(parts)
 
 

@@ -30,9 +30,12 @@ from playground.front.profile_edits import (
 DEFAULT_WEIGHT = 1
 
 
-def edit_configuration(text: str, index: int, op: str, data: Mapping[str, Any]) -> str:
-    """The text after the change ``op`` to profile ``index``; EditError says why not."""
-    checked = check_configuration(text)
+def edit_configuration(
+    text: str, index: int, op: str, data: Mapping[str, Any], feature_gates: str = ""
+) -> str:
+    """The text after the change ``op`` to profile ``index`` (checked under the feature gates
+    given); EditError says why not."""
+    checked = check_configuration(text, feature_gates)
     if not checked.valid:
         raise EditError("the form needs a valid configuration: fix the problems listed first")
     if not 0 <= index < len(checked.profiles):
@@ -46,7 +49,7 @@ def edit_configuration(text: str, index: int, op: str, data: Mapping[str, Any]) 
         plugins = _changed_list(checked.profiles[index], action, point, plugin, data)
         set_point_plugins(document, index, point, plugins)
     changed = dump_document(document)
-    problems = check_configuration(changed).problems
+    problems = check_configuration(changed, feature_gates).problems
     if problems:
         raise EditError("not changed: " + "; ".join(str(problem) for problem in problems))
     return changed

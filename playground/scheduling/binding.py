@@ -27,9 +27,6 @@ from typing import Any
 from django.db import DatabaseError, connection, transaction
 
 from framework.api.pod import Pod
-from framework.config.defaults import default_configuration, set_defaults
-from framework.config.load import load_config
-from framework.config.startup import startup_errors
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.runtime.framework import Framework
@@ -45,12 +42,8 @@ from playground.clusters.second_scheduler import still_leads
 from playground.scheduling import lease
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.cluster import DatabaseCluster, PodKey
-from playground.workspaces.models import (
-    KubeEvent,
-    SchedulerCommand,
-    SchedulerConfiguration,
-    Workspace,
-)
+from playground.workspaces.models import KubeEvent, SchedulerCommand, Workspace
+from playground.workspaces.services import SchedulerSettings, revision_settings
 
 BINDING_FINISHED = SchedulerCommand.BINDING_FINISHED
 """The SchedulerCommand kind a binding task reports with."""
@@ -360,12 +353,19 @@ _binders = _Binders()
 
 def _binder(workspace_id: int, revision: int | None) -> Scheduler:
     def build() -> Scheduler:
-        cfg = configuration(workspace_id, revision)
-        return Scheduler.from_configuration(
-            cfg, DatabaseCluster(workspace_id), playground_registry()
+        return _binding_scheduler(
+            revision_settings(workspace_id, revision), DatabaseCluster(workspace_id)
         )
 
     return _binders.get((workspace_id, revision), build)
+
+
+def _binding_scheduler(settings: SchedulerSettings, cluster: Any) -> Scheduler:
+    """A scheduler for Bind and PostBind, with the revision's configuration and feature gates
+    (a revision never changes, so the gates of the service that sent the request)."""
+    return Scheduler.from_configuration(
+        settings.cfg, cluster, playground_registry(settings.features), features=settings.features
+    )
 
 
 def _live_binders(
@@ -380,28 +380,12 @@ def _live_binders(
         connection.context,
     )
     key = (workspace_id, revision, connection.pk, credentials)
-    cfg: Any = None
+    settings: SchedulerSettings | None = None
 
     def build() -> Scheduler:
-        nonlocal cfg
-        cfg = cfg or configuration(workspace_id, revision)
+        nonlocal settings
+        settings = settings or revision_settings(workspace_id, revision)
         cluster = LiveCluster(workspace_id, LiveWrites(api_client(connection), RealClock()))
-        return Scheduler.from_configuration(cfg, cluster, playground_registry())
+        return _binding_scheduler(settings, cluster)
 
     return [_binders.get((*key, lane), build) for lane in range(LANES)]
-
-
-def configuration(workspace_id: int, revision: int | None) -> Any:
-    """The defaulted configuration of a revision (the default one when None).
-
-    Revisions are validated before they are saved; one that is not valid any more (an engine
-    upgrade) raises ValueError with the reasons.
-    """
-    if revision is None:
-        return default_configuration()
-    text = SchedulerConfiguration.objects.get(workspace_id=workspace_id, revision=revision).text
-    cfg = set_defaults(load_config(text))
-    errors = startup_errors(cfg, playground_registry())
-    if errors:
-        raise ValueError("\n".join(str(error) for error in errors))
-    return cfg

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.cycle_state import CycleState
 from framework.interface.events import ClusterEventWithHint
 from framework.interface.plugins import EnqueueExtensions, PermitPlugin
@@ -60,8 +61,8 @@ class WaitForApproval(PermitPlugin, EnqueueExtensions):
         return []
 
 
-def playground_registry() -> Registry:
-    """The in-tree plugins plus the playground's own."""
-    registry = in_tree_registry()
+def playground_registry(features: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
+    """The in-tree plugins, built for these feature gates, plus the playground's own."""
+    registry = in_tree_registry(features)
     registry.register(WAIT_FOR_APPROVAL, WaitForApproval)
     return registry

@@ -25,7 +25,9 @@ Commands (SchedulerCommand ``kind`` and ``payload``; the outcome is written to `
 - ``pause`` / ``resume`` (no payload): stop / restart scheduling cycles; ``Workspace.paused``
   follows.
 - ``apply-configuration`` ``{"revision": n}`` (default: the latest revision): rebuild the
-  scheduler with it, once the bindings out have reported; an invalid one is not applied.
+  scheduler with it (its configuration and its feature gates), once the bindings out have
+  reported; an invalid one is not applied. The revision and gates the scheduler runs with are
+  stored in ``SchedulerStatus`` for the pages.
 - ``allow`` ``{"uid": ..., "plugin": name}``: allow a pod waiting at Permit for that plugin, or
   for all its pending plugins without ``plugin``.
 - ``reject`` ``{"uid": ..., "plugin": name, "message": text}`` (both optional): reject it.
@@ -61,7 +63,6 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from framework.api.pod import Pod
-from framework.config.defaults import default_configuration
 from framework.debugger.breakpoints import Breakpoint as EngineBreakpoint
 from framework.debugger.breakpoints import BreakpointError
 from framework.debugger.session import Debugger
@@ -76,12 +77,7 @@ from playground.clusters.second_scheduler import SecondScheduler, Switches, link
 from playground.live import broadcast
 from playground.scheduling import lease, status
 from playground.scheduling.attempts import AttemptRecorder
-from playground.scheduling.binding import (
-    BINDING_FINISHED,
-    BindingRequest,
-    configuration,
-    status_from_json,
-)
+from playground.scheduling.binding import BINDING_FINISHED, BindingRequest, status_from_json
 from playground.scheduling.informer import InformerCluster
 from playground.scheduling.live_trace import LiveTrace
 from playground.scheduling.plugins import playground_registry
@@ -92,6 +88,7 @@ from playground.scheduling.scheduler import (
 )
 from playground.scheduling.stops import StopController
 from playground.workspaces.models import Breakpoint, SchedulerCommand, SchedulerStatus, Workspace
+from playground.workspaces.services import SchedulerSettings, default_settings, revision_settings
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +147,8 @@ class SchedulerService:
         self.holder = holder
         self.clock: Clock = clock or RealClock()
         self.task_id = task_id
-        self.registry = registry or playground_registry()
+        self.registry = registry
+        """The plugins to build profiles from; None: the playground's, for the revision's gates."""
         self.dispatch = dispatch
         self.cycles_per_tick = cycles_per_tick
         self.status_interval = status_interval
@@ -242,24 +240,27 @@ class SchedulerService:
     # ------------------------------------------------------------------------------------------
     # Building the scheduler from the database
 
-    def rebuild(self, cfg: Any = None, revision: int | None = None) -> None:
-        """A new scheduler from ``cfg`` (default: the workspace's current configuration) and the
-        database, as kube-scheduler starts: list everything, then follow the changes."""
+    def rebuild(
+        self, settings: SchedulerSettings | None = None, revision: int | None = None
+    ) -> None:
+        """A new scheduler from ``settings`` (default: the workspace's current revision's) and
+        the database, as kube-scheduler starts: list everything, then follow the changes."""
         workspace = Workspace.objects.get(pk=self.workspace_id)
-        if cfg is None:
-            cfg, revision = self._current_configuration(workspace)
+        if settings is None:
+            settings, revision = self._current_settings(workspace)
         self._replace_scheduler()
         if self.second is not None:
             cluster = self.second.cluster(self.recorder.add_victim)
         else:
             cluster = InformerCluster(self.workspace_id, self.recorder.add_victim)
         scheduler = PlaygroundScheduler.from_configuration(
-            cfg,
+            settings.cfg,
             cluster,
-            self.registry,
+            self.registry or playground_registry(settings.features),
             clock=self.clock,
             observer=self.recorder,
             on_attempt=self.recorder.on_attempt,
+            features=settings.features,
         )
         scheduler.binding_executor = self.executor
         scheduler.dispatch_binding = self._dispatch_binding
@@ -271,6 +272,7 @@ class SchedulerService:
             scheduler.start()
         scheduler.queue.run()
         self.scheduler, self.cluster, self.revision = scheduler, cluster, revision
+        self._record_running(revision, settings)
         self.paused = workspace.paused
         self.debugger.scheduler = self.live.scheduler = scheduler
         self._watching = self.live.refresh(force=True)
@@ -280,15 +282,25 @@ class SchedulerService:
         self._sizes = self._stored_sizes()
         self._publish(force=True)
 
-    def _current_configuration(self, workspace: Workspace) -> tuple[Any, int | None]:
+    def _current_settings(self, workspace: Workspace) -> tuple[SchedulerSettings, int | None]:
         current = workspace.current_configuration()
         if current is None:
-            return default_configuration(), None
+            return default_settings(), None
         try:
-            return configuration(self.workspace_id, current.revision), current.revision
+            return revision_settings(self.workspace_id, current.revision), current.revision
         except ValueError:
             logger.exception("workspace %s: revision %s is invalid", workspace, current.revision)
-            return default_configuration(), None
+            return default_settings(), None
+
+    def _record_running(self, revision: int | None, settings: SchedulerSettings) -> None:
+        """Stores which revision and feature gates the scheduler now runs with, and tells the
+        pages when that changed (the profile page shows it)."""
+        running = {"revision": revision, "feature_gates": settings.features.to_string()}
+        stored = SchedulerStatus.objects.filter(workspace_id=self.workspace_id)
+        if stored.values("revision", "feature_gates").first() == running:
+            return
+        SchedulerStatus.objects.update_or_create(workspace_id=self.workspace_id, defaults=running)
+        self.announce()
 
     def _replace_scheduler(self) -> None:
         """Lets go of the current scheduler: pods waiting at Permit stop waiting, quietly."""
@@ -325,7 +337,7 @@ class SchedulerService:
         linked = self._switches.connection_id if self._switches else None
         if (switches.connection_id if switches else None) != linked:
             self._link(switches)
-            self.rebuild(self._configuration_in_use(), self.revision)
+            self.rebuild(self._settings_in_use(), self.revision)
         if self.second is None or switches is None:
             self._set_standby(self._standby if switches else "")
             return
@@ -333,7 +345,7 @@ class SchedulerService:
         self._switches = switches
         active = self.second.tick(switches)
         if (was_active and not active) or preemption != switches.preemption:
-            self.rebuild(self._configuration_in_use(), self.revision)
+            self.rebuild(self._settings_in_use(), self.revision)
         self._set_standby(self.second.standby)
 
     def _link(self, switches: Switches | None) -> None:
@@ -348,8 +360,8 @@ class SchedulerService:
             return
         try:
             workspace = Workspace.objects.get(pk=self.workspace_id)
-            cfg, _ = self._current_configuration(workspace)
-            election = ElectionConfig.from_configuration(cfg)
+            settings, _ = self._current_settings(workspace)
+            election = ElectionConfig.from_configuration(settings.cfg)
             self.second = SecondScheduler(self.workspace_id, switches, self.clock, election)
         except Exception as err:  # undecryptable or refused kubeconfig: messages name no secret
             logger.warning("workspace %s: the connection cannot be used", self.workspace_id)
@@ -420,7 +432,7 @@ class SchedulerService:
                     return "the workspace is gone"
                 logger.exception("scheduler service of workspace %s failed", self.workspace_id)
                 try:
-                    self.rebuild(self._configuration_in_use(), self.revision)
+                    self.rebuild(self._settings_in_use(), self.revision)
                 except Exception:
                     logger.exception("rebuilding the scheduler of %s failed", self.workspace_id)
                     return "failed"
@@ -541,10 +553,10 @@ class SchedulerService:
             current = Workspace.objects.get(pk=self.workspace_id).current_configuration()
             revision = current.revision if current is not None else None
         try:
-            cfg = configuration(self.workspace_id, revision)
+            settings = revision_settings(self.workspace_id, revision)
         except Exception as err:
             return f"not applied: revision {revision}: {err}"
-        self.rebuild(cfg, revision)
+        self.rebuild(settings, revision)
         return f"applied revision {revision}" if revision else "applied the default configuration"
 
     def _allow(self, payload: dict[str, Any]) -> str:
@@ -765,10 +777,10 @@ class SchedulerService:
 
     # ------------------------------------------------------------------------------------------
 
-    def _configuration_in_use(self) -> Any:
+    def _settings_in_use(self) -> SchedulerSettings:
         with contextlib.suppress(Exception):
-            return configuration(self.workspace_id, self.revision)
-        return default_configuration()
+            return revision_settings(self.workspace_id, self.revision)
+        return default_settings()
 
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.clock.now(), tz=UTC)

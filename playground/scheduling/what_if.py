@@ -1,4 +1,5 @@
-"""What-if for a workspace: its objects and configuration through the engine's ``what_if``.
+"""What-if for a workspace: its objects, configuration and feature gates (its latest revision)
+through the engine's ``what_if``.
 
 The workspace is read once, in one consistent read (the snapshot a starting scheduler lists),
 and handed to ``framework.what_if`` as plain objects: the engine runs the pod's scheduling
@@ -19,12 +20,11 @@ from framework.admission.priority import ListedPriorityClasses
 from framework.api.errors import ObjectError
 from framework.api.loader import decode_new_object, parse_object
 from framework.api.pod import Pod
-from framework.config.defaults import default_configuration
 from framework.what_if import WhatIf, WhatIfError, what_if
-from playground.scheduling.binding import configuration
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import ClusterObject, Workspace
+from playground.workspaces.services import SchedulerSettings, default_settings, revision_settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +48,17 @@ def pending_pods(workspace: Workspace) -> list[PendingPod]:
 
 def profile_names(workspace: Workspace) -> list[str]:
     """The ``schedulerName`` of every profile of the workspace's configuration, in order."""
-    return [profile.scheduler_name for profile in workspace_configuration(workspace).profiles]
+    return [profile.scheduler_name for profile in workspace_settings(workspace).cfg.profiles]
 
 
-def workspace_configuration(workspace: Workspace) -> Any:
-    """The latest revision of the workspace's configuration (the default one without any),
-    defaulted; WhatIfError when it is not valid any more (an engine upgrade)."""
+def workspace_settings(workspace: Workspace) -> SchedulerSettings:
+    """The latest revision's configuration, defaulted, and feature gates (the defaults without
+    any revision); WhatIfError when it is not valid any more (an engine upgrade)."""
     current = workspace.current_configuration()
     if current is None:
-        return default_configuration()
+        return default_settings()
     try:
-        return configuration(workspace.pk, current.revision)
+        return revision_settings(workspace.pk, current.revision)
     except ValueError as err:
         raise WhatIfError(f"revision {current.revision} of the configuration: {err}") from None
 
@@ -114,9 +114,17 @@ def stored_pod(workspace: Workspace, uid: str) -> Pod:
 
 
 def run_what_if(workspace: Workspace, pod: Pod, profile: str) -> WhatIf:
-    """The pod's scheduling cycle through the profile, over the workspace as it is now."""
-    cfg = workspace_configuration(workspace)
-    return what_if(cfg, snapshot(workspace), pod, profile, registry=playground_registry())
+    """The pod's scheduling cycle through the profile, over the workspace as it is now, with
+    the gates the workspace's scheduler runs with."""
+    settings = workspace_settings(workspace)
+    return what_if(
+        settings.cfg,
+        snapshot(workspace),
+        pod,
+        profile,
+        registry=playground_registry(settings.features),
+        features=settings.features,
+    )
 
 
 def snapshot(workspace: Workspace) -> list[Any]:

@@ -67,13 +67,21 @@ class Workspace(models.Model):
 
 
 class SchedulerConfiguration(models.Model):
-    """One revision of a workspace's KubeSchedulerConfiguration document (the history)."""
+    """One revision of what a workspace's kube-scheduler starts with (the history): the
+    KubeSchedulerConfiguration document (``--config``) and the feature gates
+    (``--feature-gates``), kept together because the one is defaulted and validated under the
+    other."""
 
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, related_name="configurations"
     )
     revision = models.PositiveIntegerField()
     text = models.TextField(help_text="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
+    feature_gates = models.TextField(
+        blank=True,
+        help_text="kube-scheduler's --feature-gates (GATE=BOOL,...), the gates that differ from "
+        "the v1.36 defaults; empty: the defaults.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -396,6 +404,14 @@ class SchedulerStatus(models.Model):
     standby = models.TextField(
         blank=True,
         help_text="Why a workspace standing for a live cluster does not schedule.",
+    )
+    revision = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The configuration revision the scheduler runs (null: the default one).",
+    )
+    feature_gates = models.TextField(
+        blank=True, help_text="The feature gates it runs with, as --feature-gates reads them."
     )
     updated = models.DateTimeField(auto_now=True)
 

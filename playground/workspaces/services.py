@@ -2,7 +2,10 @@
 
 A workspace always has a configuration: it starts with the engine's default (what
 kube-scheduler runs with given no file) as revision 1, and a revision is only ever added when
-it loads, defaults and validates, so the scheduler service never meets a broken one.
+it loads, defaults and validates, so the scheduler service never meets a broken one. A
+revision holds both of kube-scheduler's start-up inputs, ``--config`` and ``--feature-gates``:
+the gates decide the configuration's defaults (the default profile's plugins, plugin args) and
+what its validation allows, so the one is never checked without the other.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from framework.config.encode import to_yaml
 from framework.config.load import ConfigError, load_config
 from framework.config.startup import start_up
 from framework.config.types import KubeSchedulerConfiguration
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGateError, FeatureGates
 from framework.runtime.framework import Framework
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces import demo
@@ -27,6 +31,8 @@ from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
 
 DEMO_SLUG = "demo"
+FEATURE_GATES_FIELD = "--feature-gates"
+"""How problems with a revision's feature gates name their field: kube-scheduler's flag."""
 NAME_WITHOUT_SLUG = (
     "use at least one letter (a to z) or digit: the workspace's address is made of them"
 )
@@ -102,48 +108,103 @@ def default_configuration_text() -> str:
     return to_yaml(default_configuration())
 
 
-def configuration_problems(text: str) -> list[ConfigurationProblem]:
-    """Why the text is not a usable KubeSchedulerConfiguration, in upstream's words; [] if it is."""
-    return checked_configuration(text).problems
+def configuration_problems(text: str, feature_gates: str = "") -> list[ConfigurationProblem]:
+    """Why the text is not a usable KubeSchedulerConfiguration under the gates, in upstream's
+    words; [] if it is."""
+    return checked_configuration(text, feature_gates).problems
 
 
 @dataclass(frozen=True, slots=True)
 class CheckedConfiguration:
-    """A configuration text as kube-scheduler would take it: its problems, or the defaulted
-    configuration and each profile's framework."""
+    """A configuration text and feature gates as kube-scheduler would take them: their
+    problems, or the gates, the defaulted configuration and each profile's framework."""
 
     problems: list[ConfigurationProblem]
     cfg: KubeSchedulerConfiguration | None = None
     frameworks: list[Framework] = field(default_factory=list)
+    features: FeatureGates | None = None
 
 
-def checked_configuration(text: str) -> CheckedConfiguration:
-    """Loads, defaults and starts the configuration (``framework.config.startup``).
+def checked_configuration(text: str, feature_gates: str = "") -> CheckedConfiguration:
+    """Reads the gates, then loads, defaults and starts the configuration under them
+    (``framework.config.startup``).
 
+    Bad gates come alone, as kube-scheduler stops at its flags before reading ``--config``;
     ``load_config`` stops at the first decoding problem; validation reports every field.
     """
+    features, problems = parsed_feature_gates(feature_gates)
+    if features is None:
+        return CheckedConfiguration(problems)
     if not text.strip():
         return CheckedConfiguration([ConfigurationProblem("", "the configuration is empty")])
     try:
         cfg = load_config(text.encode())  # bytes: always the document, never a file name
     except ConfigError as err:
         return CheckedConfiguration([ConfigurationProblem("", str(err))])
-    set_defaults(cfg)
-    startup = start_up(cfg, playground_registry())
+    set_defaults(cfg, features)
+    startup = start_up(cfg, playground_registry(features), features)
     problems = [ConfigurationProblem(error.field, error.detail) for error in startup.errors]
-    return CheckedConfiguration(problems, cfg, startup.frameworks)
+    return CheckedConfiguration(problems, cfg, startup.frameworks, features)
+
+
+def parsed_feature_gates(text: str) -> tuple[FeatureGates | None, list[ConfigurationProblem]]:
+    """The gates a ``--feature-gates`` value sets (empty: the v1.36 defaults), or None and every
+    problem, each named with the field, in upstream's words (unknown gate, locked gate, missing
+    dependency, a value that is not a boolean)."""
+    if not text.strip():
+        return DEFAULT_FEATURE_GATES, []
+    try:
+        return FeatureGates.from_string(text), []
+    except FeatureGateError as err:
+        lines = str(err).splitlines()
+        return None, [ConfigurationProblem(FEATURE_GATES_FIELD, line) for line in lines]
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerSettings:
+    """What a workspace's kube-scheduler starts with: the defaulted configuration
+    (``--config``) and the feature gates (``--feature-gates``)."""
+
+    cfg: KubeSchedulerConfiguration
+    features: FeatureGates = DEFAULT_FEATURE_GATES
+
+
+def default_settings() -> SchedulerSettings:
+    """kube-scheduler started with neither flag."""
+    return SchedulerSettings(default_configuration())
+
+
+def revision_settings(workspace_id: int, revision: int | None) -> SchedulerSettings:
+    """A revision's settings (the defaults when None), checked as when it was saved.
+
+    Revisions are validated before they are saved; one that is not valid any more (an engine
+    upgrade) raises ValueError with the reasons.
+    """
+    if revision is None:
+        return default_settings()
+    stored = SchedulerConfiguration.objects.get(workspace_id=workspace_id, revision=revision)
+    checked = checked_configuration(stored.text, stored.feature_gates)
+    if checked.problems:
+        raise ValueError("\n".join(str(problem) for problem in checked.problems))
+    return SchedulerSettings(checked.cfg, checked.features)
 
 
 def add_configuration_revision(
-    workspace: Workspace, text: str, user: Any = None, note: str = ""
+    workspace: Workspace,
+    text: str,
+    user: Any = None,
+    note: str = "",
+    feature_gates: str = "",
 ) -> tuple[SchedulerConfiguration | None, list[ConfigurationProblem]]:
-    """The next revision if the text loads, defaults and validates; otherwise (None, problems).
+    """The next revision if the gates are valid and the text loads, defaults and validates
+    under them; otherwise (None, problems). The gates are stored as their overrides of the
+    defaults, by name (``FeatureGates.to_string``).
 
     Revision numbers are taken under the workspace's row lock, so two saves never collide.
     """
-    problems = configuration_problems(text)
-    if problems:
-        return None, problems
+    checked = checked_configuration(text, feature_gates)
+    if checked.problems:
+        return None, checked.problems
     with transaction.atomic():
         list(
             Workspace.objects.select_for_update(no_key=True)
@@ -152,7 +213,12 @@ def add_configuration_revision(
         )
         latest = workspace.configurations.aggregate(latest=Max("revision"))["latest"] or 0
         revision = SchedulerConfiguration.objects.create(
-            workspace=workspace, revision=latest + 1, text=text, created_by=user, note=note
+            workspace=workspace,
+            revision=latest + 1,
+            text=text,
+            feature_gates=checked.features.to_string(),
+            created_by=user,
+            note=note,
         )
     return revision, []
 

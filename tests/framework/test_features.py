@@ -115,3 +115,28 @@ def test_equal_gate_sets_compare_equal() -> None:
         {"StorageCapacityScoring": True}
     )
     assert FeatureGates() != FeatureGates({"StorageCapacityScoring": True})
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("", ""),
+        ("SchedulerQueueingHints=true", ""),
+        ("StorageCapacityScoring=false", ""),
+        (
+            " GangScheduling=T,GenericWorkload=1, OpportunisticBatching=False",
+            "GangScheduling=true,GenericWorkload=true,OpportunisticBatching=false",
+        ),
+    ],
+    ids=[
+        "the defaults",
+        "a locked gate at its value",
+        "a gate set to its default",
+        "overrides in any spelling",
+    ],
+)
+def test_to_string_writes_only_the_overrides_by_name(text: str, written: str) -> None:
+    gates = FeatureGates.from_string(text)
+
+    assert gates.to_string() == written
+    assert FeatureGates.from_string(written) == gates

@@ -77,6 +77,6 @@ def permit_context(workspace: Workspace, board: Board) -> dict[str, Any]:
     if not waiting:
         configuration = workspace.current_configuration()
         context["approval_enabled"] = configuration is not None and runs_plugin_at(
-            configuration.text, "permit", WAIT_FOR_APPROVAL
+            configuration.text, "permit", WAIT_FOR_APPROVAL, configuration.feature_gates
         )
     return context

@@ -1,5 +1,6 @@
-"""The profile editor: the configuration's YAML checked as it is typed, a form per profile,
-the expanded plugin lists, and Apply, which hands a valid configuration to the scheduler."""
+"""The profile editor: the configuration's YAML and kube-scheduler's feature gates checked as
+they are typed, a form per profile, the expanded plugin lists, and Apply, which hands a valid
+configuration and its gates to the scheduler as a new revision."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from playground.front.configuration import Checked, check_configuration
 from playground.front.pages import redirect_page, render_page
 from playground.front.profile_edits import EditError
 from playground.front.profile_form import edit_configuration
+from playground.front.running_configuration import running_configuration
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, Workspace
 from playground.workspaces.services import add_configuration_revision
@@ -35,43 +37,45 @@ def editor(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     draft with the plugin enabled there (the permit console links here that way)."""
     revision = _revision(workspace, request.GET.get("revision"))
     text = revision.text if revision else MINIMAL_CONFIGURATION
+    gates = revision.feature_gates if revision else ""
     index = _index(request.GET.get("profile"))
     enable = request.GET.get("enable", "")
     if not enable:
-        return render_editor(request, workspace, text, index)
+        return render_editor(request, workspace, text, index, feature_gates=gates)
     point, _, plugin = enable.partition(":")
     try:
-        text = edit_configuration(text, index, f"add:{point}", {f"add:{point}": plugin})
+        text = edit_configuration(text, index, f"add:{point}", {f"add:{point}": plugin}, gates)
     except EditError as err:
-        return render_editor(request, workspace, text, index, note=str(err))
+        return render_editor(request, workspace, text, index, note=str(err), feature_gates=gates)
     notice = f"{plugin} is enabled at {point} in this draft: Apply hands it to the scheduler."
-    return render_editor(request, workspace, text, index, notice=notice)
+    return render_editor(request, workspace, text, index, notice=notice, feature_gates=gates)
 
 
 @require_POST
 @workspace_view
 def validate(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    """htmx: the check of the text as typed; without JavaScript, the editor with it."""
-    text = request.POST.get("text", "")
+    """htmx: the check of the text and gates as typed; without JavaScript, the editor with it."""
+    text, gates = request.POST.get("text", ""), request.POST.get("feature_gates", "")
     if request.htmx:
-        context = {"checked": check_configuration(text)}
+        context = {"checked": check_configuration(text, gates)}
         return render(request, "front/config_check.html", context)
-    return render_editor(request, workspace, text, _index(request.POST.get("profile")))
+    index = _index(request.POST.get("profile"))
+    return render_editor(request, workspace, text, index, feature_gates=gates)
 
 
 @require_POST
 @workspace_view
 def edit(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     """One button of the profile form: the editor comes back with the changed text."""
-    text = request.POST.get("text", "")
+    text, gates = request.POST.get("text", ""), request.POST.get("feature_gates", "")
     index = _index(request.POST.get("show", request.POST.get("profile")))
     op, note = request.POST.get("op", ""), ""
     if op:
         try:
-            text = edit_configuration(text, index, op, request.POST)
+            text = edit_configuration(text, index, op, request.POST, gates)
         except EditError as err:
             note = str(err)
-    return render_editor(request, workspace, text, index, note=note)
+    return render_editor(request, workspace, text, index, note=note, feature_gates=gates)
 
 
 def render_editor(
@@ -82,14 +86,17 @@ def render_editor(
     note: str = "",
     status: int = 200,
     notice: str = "",
+    feature_gates: str = "",
 ) -> HttpResponse:
-    """The editor with ``text``; ``note`` says why a change was refused, ``notice`` what the
-    draft holds that the latest revision does not."""
-    checked = check_configuration(text)
+    """The editor with ``text`` and ``feature_gates`` as given (a refused draft comes back as
+    typed); ``note`` says why a change was refused, ``notice`` what the draft holds that the
+    latest revision does not."""
+    checked = check_configuration(text, feature_gates)
     context = {
         "workspace": workspace,
         "section": "profile",
         "text": text,
+        "feature_gates": feature_gates,
         "checked": checked,
         "profile": _selected(checked, index),
         "rows": _form_rows(checked, index),
@@ -97,6 +104,7 @@ def render_editor(
         "notice": notice,
         "revisions": workspace.configurations.all()[:REVISIONS_SHOWN],
         "current": workspace.current_configuration(),
+        "running": running_configuration(workspace),
     }
     return render_page(
         request, "front/profile.html", "front/profile_editor.html", context, status=status
@@ -154,17 +162,19 @@ def _index(value: str | None) -> int:
 @require_POST
 @workspace_view
 def apply(request: HttpRequest, workspace: Workspace) -> HttpResponse:
-    """A valid configuration becomes a new revision and goes to the running scheduler."""
-    text = request.POST.get("text", "")
+    """A valid configuration and its feature gates become a new revision and go to the running
+    scheduler; invalid ones come back as typed, with every problem."""
+    text, gates = request.POST.get("text", ""), request.POST.get("feature_gates", "")
     index = _index(request.POST.get("profile"))
-    if not check_configuration(text).valid:
+    refused = {"status": 422, "feature_gates": gates}
+    if not check_configuration(text, gates).valid:
         note = "Not applied: the configuration has problems."
-        return render_editor(request, workspace, text, index, note=note, status=422)
+        return render_editor(request, workspace, text, index, note=note, **refused)
     note = request.POST.get("note", "")[:200]
-    revision, problems = add_configuration_revision(workspace, text, request.user, note)
+    revision, problems = add_configuration_revision(workspace, text, request.user, note, gates)
     if revision is None:  # the checks above and these agree; a race is the only way here
         note = "Not applied: " + "; ".join(str(problem) for problem in problems)
-        return render_editor(request, workspace, text, index, note=note, status=422)
+        return render_editor(request, workspace, text, index, note=note, **refused)
     send_command(
         workspace,
         request.user,

@@ -18,6 +18,7 @@ from playground.workspaces.models import SchedulerLease
         (b"", LiveView("", "1")),
         (b"view=admin&page=-1", LiveView("", "1")),
         ("view=nodes&page=2", LiveView("nodes", "2")),
+        (b"view=profile", LiveView("profile", "1")),
     ],
     ids=[
         "a page of pods",
@@ -25,6 +26,7 @@ from playground.workspaces.models import SchedulerLease
         "nothing named",
         "unknown views and bad pages are ignored",
         "text as well as bytes",
+        "the profile page",
     ],
 )
 def test_the_view_comes_from_the_query_string(query, view):
@@ -42,7 +44,7 @@ def test_the_view_comes_from_the_query_string(query, view):
     ],
     ids=["no lease", "a lapsed lease", "a start reserved", "a live lease", "a live lease, paused"],
 )
-@pytest.mark.parametrize("page", ["objects/", "profile/", "transfer/"])
+@pytest.mark.parametrize("page", ["objects/", "transfer/"])
 def test_pages_without_a_stream_of_their_own_show_the_state_and_open_one_for_it(
     logged_in, workspace, page, lease_seconds, holder, paused, badge
 ):
@@ -62,7 +64,7 @@ def test_pages_without_a_stream_of_their_own_show_the_state_and_open_one_for_it(
     ) == running
 
 
-@pytest.mark.parametrize("page", ["", "nodes/", "pods/", "queue/", "permit/"])
+@pytest.mark.parametrize("page", ["", "nodes/", "pods/", "queue/", "permit/", "profile/"])
 def test_pages_with_a_stream_of_their_own_open_no_second_one(logged_in, workspace, page):
     content = logged_in.get(f"/w/lab/{page}").content.decode()
     assert content.count("ws-connect=") == 1

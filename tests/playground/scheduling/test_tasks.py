@@ -16,7 +16,14 @@ from django.db import connection
 from playground.scheduling import tasks
 from playground.scheduling.embedded_worker import EmbeddedWorker
 from playground.scheduling.workspace_deletion import delete_workspace
-from playground.workspaces.models import ClusterObject, SchedulerLease, Workspace
+from playground.workspaces.models import (
+    ClusterObject,
+    SchedulerCommand,
+    SchedulerLease,
+    SchedulerStatus,
+    Workspace,
+)
+from playground.workspaces.services import add_configuration_revision
 from tests.playground.scheduling.manifests import node_manifest, pod_manifest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -78,6 +85,32 @@ def test_pods_created_in_a_workspace_end_bound(worker, workspace, cluster):
 
     wait_until(lambda: all(row.node_name for row in pods(workspace)), "every pod is bound")
     assert not tasks.ensure_scheduler_running(workspace)  # it runs already
+
+
+def test_a_revision_that_changes_the_feature_gates_reaches_the_running_scheduler(
+    worker, workspace, cluster, user
+):
+    """With PodLevelResources off, NodeResourcesFit counts the containers' requests only: the
+    pod asking 3 CPUs at pod level (100m in its container) then fits the 2-CPU node."""
+    cluster.add(node_manifest("n1", cpu="2"))
+    cluster.add(pod_manifest("big", resources={"requests": {"cpu": "3"}}))
+    tasks.ensure_scheduler_running(workspace)
+    wait_until(lambda: all_settled(workspace), "the pod is pending with a reason")
+    assert not pods(workspace).get().node_name
+
+    gates = "InPlacePodLevelResourcesVerticalScaling=false,PodLevelResources=false"
+    text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    revision, problems = add_configuration_revision(workspace, text, user, feature_gates=gates)
+    assert problems == []
+    SchedulerCommand.objects.create(
+        workspace=workspace,
+        kind=SchedulerCommand.APPLY_CONFIGURATION,
+        payload={"revision": revision.revision},
+    )
+
+    wait_until(lambda: pods(workspace).get().node_name == "n1", "the pod is bound")
+    status = SchedulerStatus.objects.get(workspace=workspace)
+    assert (status.revision, status.feature_gates) == (revision.revision, gates)
 
 
 def test_killing_the_scheduler_worker_mid_run_loses_no_pod(worker, workspace, cluster):
