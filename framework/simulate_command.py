@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from framework.api.errors import ObjectError
+from framework.config.commands import add_feature_gates_argument, feature_gates_argument
 from framework.config.load import ConfigError
 from framework.debugger.arguments import add_breakpoint_arguments, breakpoints_from_arguments
 from framework.debugger.breakpoints import BreakpointError
 from framework.debugger.session import CONTINUE, Debugger, Stop, describe_stop
+from framework.features import FeatureGateError
 from framework.runtime.framework import FrameworkError
 from framework.simulator import AttemptReport, Simulation, SimulationError
 
@@ -22,7 +24,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         debugger = _recording_debugger(args, stops)
         objects_text = read_objects(args.objects)
-        simulation = Simulation(args.config, objects_text, seed=args.seed, debugger=debugger)
+        simulation = Simulation(
+            args.config,
+            objects_text,
+            seed=args.seed,
+            debugger=debugger,
+            features=feature_gates_argument(args),
+        )
         reports = simulation.run_one_at_a_time() if args.one_at_a_time else simulation.run()
     except (
         OSError,
@@ -31,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
         FrameworkError,
         SimulationError,
         BreakpointError,
+        FeatureGateError,
     ) as err:
         print(f"simulate: {err}", file=sys.stderr)
         return 1
@@ -105,5 +114,6 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="create each pending pod after the previous one's outcome; delete unschedulable ones",
     )
+    add_feature_gates_argument(parser)
     add_breakpoint_arguments(parser)
     parser.set_defaults(handler=run)

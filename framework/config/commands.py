@@ -32,20 +32,20 @@ def register(subparsers: Any) -> None:
         "defaults", help="print the defaulted configuration (of FILE, or of no file at all)"
     )
     defaults.add_argument("file", nargs="?", help="a KubeSchedulerConfiguration file, - for stdin")
-    _add_feature_gates(defaults)
+    add_feature_gates_argument(defaults)
     defaults.set_defaults(handler=run_defaults)
 
     check = subparsers.add_parser(
         "validate", help="check a configuration file as kube-scheduler does at start-up"
     )
     check.add_argument("file", help="a KubeSchedulerConfiguration file (YAML or JSON), - for stdin")
-    _add_feature_gates(check)
+    add_feature_gates_argument(check)
     check.set_defaults(handler=run_validate)
 
 
 def run_defaults(args: argparse.Namespace) -> int:
     try:
-        features = _feature_gates(args)
+        features = feature_gates_argument(args)
         if args.file is None:
             cfg = default_configuration(features)
         else:
@@ -59,7 +59,7 @@ def run_defaults(args: argparse.Namespace) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     try:
-        features = _feature_gates(args)
+        features = feature_gates_argument(args)
         cfg = set_defaults(_load(args.file), features)
     except (ConfigError, FeatureGateError) as err:
         print(err, file=sys.stderr)
@@ -79,7 +79,8 @@ def _load(file: str) -> KubeSchedulerConfiguration:
     return load_config(Path(file))
 
 
-def _add_feature_gates(parser: argparse.ArgumentParser) -> None:
+def add_feature_gates_argument(parser: argparse.ArgumentParser) -> None:
+    """``--feature-gates``, as kube-scheduler takes it (``simulate`` takes it too)."""
     parser.add_argument(
         "--feature-gates",
         default="",
@@ -88,6 +89,7 @@ def _add_feature_gates(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _feature_gates(args: argparse.Namespace) -> FeatureGates:
+def feature_gates_argument(args: argparse.Namespace) -> FeatureGates:
+    """The gates ``--feature-gates`` gave (the v1.36 defaults without it); FeatureGateError."""
     text = getattr(args, "feature_gates", "")
     return FeatureGates.from_string(text) if text else DEFAULT_FEATURE_GATES

@@ -355,3 +355,70 @@ def test_it_exits_2_with_usage_when_an_argument_is_missing():
     done = simulate("--config", "examples/resources/config.yaml")
     assert done.returncode == 2
     assert "the following arguments are required: --objects" in done.stderr
+
+
+POD_LEVEL_REQUEST = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "2", memory: 8Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec:
+  resources: {requests: {cpu: "3"}}
+  containers: [{name: c, image: app, resources: {requests: {cpu: 100m}}}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("gates", "result"),
+    [
+        ([], "Unschedulable"),
+        (
+            [
+                "--feature-gates",
+                "InPlacePodLevelResourcesVerticalScaling=false,PodLevelResources=false",
+            ],
+            "Scheduled",
+        ),
+    ],
+    ids=["pod-level requests count by default", "without PodLevelResources the containers' do"],
+)
+def test_it_schedules_with_the_feature_gates_given(tmp_path, gates, result):
+    (tmp_path / "config.yaml").write_text(HEADER)
+    (tmp_path / "objects.yaml").write_text(POD_LEVEL_REQUEST)
+
+    done = simulate(
+        "--config",
+        str(tmp_path / "config.yaml"),
+        "--objects",
+        str(tmp_path / "objects.yaml"),
+        "--output",
+        "json",
+        *gates,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert [attempt["result"] for attempt in json.loads(done.stdout)["pods"]] == [result]
+
+
+def test_bad_feature_gates_are_refused_before_it_starts(tmp_path):
+    (tmp_path / "config.yaml").write_text(HEADER)
+
+    done = simulate(
+        "--config",
+        str(tmp_path / "config.yaml"),
+        "--objects",
+        "examples/resources/objects.yaml",
+        "--feature-gates",
+        "GangScheduling=true",
+    )
+
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "simulate: GangScheduling is enabled, but depends on features that are disabled: "
+        "[GenericWorkload]\n"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
+from playground.scheduling import binding
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import Workspace
 
@@ -24,3 +25,11 @@ def workspace(user):
 @pytest.fixture
 def cluster(workspace):
     return DatabaseCluster(workspace)
+
+
+@pytest.fixture(autouse=True)
+def fresh_binders(monkeypatch):
+    """Binding tasks keep their schedulers by workspace id and revision, which never name two
+    configurations in a database; a test's rolled-back database gives the next test's
+    workspace the same id, so every test starts with none kept."""
+    monkeypatch.setattr(binding, "_binders", binding._Binders())

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from playground.live import broadcast
-from playground.scheduling import binding
 from playground.scheduling.binding import _binder
 from playground.scheduling.what_if import run_what_if, stored_pod
 from playground.workspaces.models import (
@@ -99,9 +98,7 @@ def test_a_revision_that_changes_the_gates_applies_like_any_revision(
     assert (group, {"type": broadcast.SERVICE_STATE}) in sent
 
 
-def test_binding_schedulers_are_built_with_their_revisions_gates(workspace, monkeypatch):
-    # Binders are kept by workspace id and revision: none built by an earlier test may answer.
-    monkeypatch.setattr(binding, "_binders", binding._Binders())
+def test_binding_schedulers_are_built_with_their_revisions_gates(workspace):
     configure(workspace, 1)
     configure(workspace, 2, "OpportunisticBatching=false")
 
