@@ -55,7 +55,7 @@ class WorkspaceAdmin(admin.ModelAdmin):
 
 @admin.register(models.SchedulerConfiguration)
 class SchedulerConfigurationAdmin(admin.ModelAdmin):
-    list_display = ("workspace", "revision", "created", "created_by", "note")
+    list_display = ("workspace", "revision", "feature_gates", "created", "created_by", "note")
     list_filter = ("workspace",)
 
 
@@ -155,4 +155,4 @@ class SchedulerCommandAdmin(admin.ModelAdmin):
 
 @admin.register(models.SchedulerStatus)
 class SchedulerStatusAdmin(admin.ModelAdmin):
-    list_display = ("workspace", "updated")
+    list_display = ("workspace", "revision", "feature_gates", "updated")

@@ -209,3 +209,13 @@ def test_a_scheduler_on_the_defaults_says_so(logged_in, workspace, revision):
     content = logged_in.get("/w/lab/profile/").content.decode()
 
     assert "the default configuration with the v1.36 default feature gates." in content
+
+
+def test_the_overview_names_the_latest_revisions_gates(logged_in, revision):
+    content = logged_in.get("/w/lab/").content.decode()
+
+    assert "Feature gates: <code>StorageCapacityScoring=true</code>" in content
+    SchedulerConfiguration.objects.create(workspace=revision.workspace, revision=2, text=HEADER)
+    assert 'Feature gates: <span class="muted">the v1.36 defaults</span>' in (
+        logged_in.get("/w/lab/").content.decode()
+    )
