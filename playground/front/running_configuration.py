@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from framework.features import FeatureGates
 from playground.front.configuration import ChangedGate, changed_gates
 from playground.scheduling.scheduler_state import NO_SCHEDULER, scheduler_state
 from playground.workspaces.models import SchedulerStatus, Workspace
+from playground.workspaces.services import parsed_feature_gates
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,8 @@ class RunningConfiguration:
     """Whether a scheduler serves the workspace now (else: what the last one ran)."""
     revision: int | None = None
     gates: list[ChangedGate] = field(default_factory=list)
+    unparsed: str = ""
+    """The recorded gates when this engine cannot read them any more."""
 
 
 def running_configuration(workspace: Workspace) -> RunningConfiguration:
@@ -37,9 +39,12 @@ def running_configuration(workspace: Workspace) -> RunningConfiguration:
     if stored is None:
         return RunningConfiguration()
     revision, gates = stored
+    # Gates an engine upgrade no longer knows are shown as they were recorded.
+    features, _ = parsed_feature_gates(gates)
     return RunningConfiguration(
         known=True,
         running=scheduler_state(workspace.pk).state != NO_SCHEDULER,
         revision=revision,
-        gates=changed_gates(FeatureGates.from_string(gates)),
+        gates=changed_gates(features) if features is not None else [],
+        unparsed=gates if features is None else "",
     )

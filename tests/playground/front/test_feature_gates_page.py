@@ -219,3 +219,11 @@ def test_the_overview_names_the_latest_revisions_gates(logged_in, revision):
     assert 'Feature gates: <span class="muted">the v1.36 defaults</span>' in (
         logged_in.get("/w/lab/").content.decode()
     )
+
+
+def test_recorded_gates_this_engine_no_longer_knows_are_shown_as_recorded(logged_in, workspace):
+    SchedulerStatus.objects.create(workspace=workspace, revision=4, feature_gates="Retired=true")
+
+    content = logged_in.get("/w/lab/profile/").content.decode()
+
+    assert "revision 4 with the feature gates <code>Retired=true</code>." in content
