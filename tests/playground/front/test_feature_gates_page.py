@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from playground.front.breakpoint_form import workspace_profiles
 from playground.front.live import LiveView, workspace_resync
 from playground.workspaces.models import (
     SchedulerCommand,
@@ -227,3 +228,16 @@ def test_recorded_gates_this_engine_no_longer_knows_are_shown_as_recorded(logged
     content = logged_in.get("/w/lab/profile/").content.decode()
 
     assert "revision 4 with the feature gates <code>Retired=true</code>." in content
+
+
+def test_the_breakpoint_form_offers_the_plugins_the_gates_give(workspace):
+    def pre_filter(gates: str) -> list[str]:
+        SchedulerConfiguration.objects.filter(workspace=workspace).delete()
+        SchedulerConfiguration.objects.create(
+            workspace=workspace, revision=1, text=HEADER, feature_gates=gates
+        )
+        (profile,) = workspace_profiles(workspace)
+        return [name for name, _ in profile.points["preFilter"]]
+
+    assert "NodeDeclaredFeatures" in pre_filter("")
+    assert "NodeDeclaredFeatures" not in pre_filter(WITHOUT_NODE_DECLARED_FEATURES)
