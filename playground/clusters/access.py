@@ -48,6 +48,8 @@ WATCHED_KINDS = (
     ("apps", "statefulsets"),
     ("", "replicationcontrollers"),
     ("node.k8s.io", "runtimeclasses"),
+    ("scheduling.k8s.io", "workloads"),
+    ("scheduling.k8s.io", "podgroups"),
 )
 """(API group, resource) of every kind the engine reads: the mirror lists and watches them."""
 

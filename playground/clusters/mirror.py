@@ -67,6 +67,10 @@ BACKOFF_SECONDS = 1.0
 BACKOFF_CAP_SECONDS = 60.0
 MAX_DOUBLINGS = 30
 GONE = 410
+NOT_FOUND = 404
+NOT_SERVED_SECONDS = 60.0
+"""How often a kind the cluster does not serve is looked for again (a restarted API server
+may serve an alpha API it did not)."""
 
 ChangeObserver = Callable[[str, dict[str, Any]], None]
 """Told ``(event_type, manifest)`` of every change the mirror applied."""
@@ -84,11 +88,17 @@ class Followed:
     version: str
     plural: str
     namespaced: bool
+    optional: bool = False
+    """An alpha API a cluster serves only when asked to (``--runtime-config`` and a gate): a
+    404 for its list means the cluster does not serve it, not that the mirror is failing."""
 
     def path(self, namespace: str = "") -> str:
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         where = f"/namespaces/{namespace}" if namespace else ""
-        return f"{base}{where}/{self.plural}"
+        return f"{self.group_version_path()}{where}/{self.plural}"
+
+    def group_version_path(self) -> str:
+        """Where the API lists its group version's resources (discovery)."""
+        return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
 
     @property
     def stored(self) -> bool:
@@ -101,6 +111,8 @@ FOLLOWED: tuple[Followed, ...] = (
     Followed("Namespace", "", "v1", "namespaces", False),
     Followed("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False),
     Followed("RuntimeClass", "node.k8s.io", "v1", "runtimeclasses", False),
+    Followed("Workload", "scheduling.k8s.io", "v1alpha2", "workloads", True, optional=True),
+    Followed("PodGroup", "scheduling.k8s.io", "v1alpha2", "podgroups", True, optional=True),
     Followed("StorageClass", "storage.k8s.io", "v1", "storageclasses", False),
     Followed("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False),
     Followed("CSINode", "storage.k8s.io", "v1", "csinodes", False),
@@ -154,6 +166,8 @@ class Stream:
     """When the server last answered for the stream (a list, a watch opening, an event)."""
     watching: bool = False
     """A watch is open: changes arrive as they happen."""
+    served: bool = True
+    """False while the cluster answers that it does not serve the kind (``Followed.optional``)."""
 
     @property
     def label(self) -> str:
@@ -267,6 +281,8 @@ class Mirror:
         except ApiException as err:
             if err.status == GONE:
                 self._gone(stream)
+            elif err.status == NOT_FOUND and stream.followed.optional:
+                self._not_served(stream)
             else:
                 self._failed(stream, err)
         except (urllib3.exceptions.HTTPError, OSError) as err:
@@ -293,6 +309,7 @@ class Mirror:
                     {
                         "kind": stream.followed.kind,
                         "stored": stream.followed.stored,
+                        "served": False,
                         "resource_versions": {},
                         "objects": 0,
                         "synced": True,
@@ -304,7 +321,8 @@ class Mirror:
                 )
                 kind["resource_versions"][stream.namespace] = stream.resource_version
                 kind["objects"] += len(stream.versions)
-                kind["synced"] = kind["synced"] and stream.listed and not stream.error
+                kind["served"] = kind["served"] or stream.served
+                kind["synced"] = kind["synced"] and _done_listing(stream) and not stream.error
                 kind["error"] = kind["error"] or (
                     f"{stream.label}: {stream.error}" if stream.error else ""
                 )
@@ -337,7 +355,7 @@ class Mirror:
                 (
                     now - (stream.contact_at if stream.contact_at is not None else self.started)
                     for stream in self.streams
-                    if not stream.watching
+                    if not stream.watching and stream.served
                 ),
                 default=0.0,
             )
@@ -346,7 +364,7 @@ class Mirror:
         """``failing`` if a kind has an error, else ``syncing`` until every kind has a list."""
         if any(stream.error for stream in self.streams):
             return "failing"
-        if not all(stream.listed for stream in self.streams):
+        if not all(_done_listing(stream) for stream in self.streams):
             return "syncing"
         return "synced"
 
@@ -354,10 +372,13 @@ class Mirror:
     # List
 
     def _list(self, stream: Stream) -> None:
+        if stream.followed.optional and not self._serves(stream):
+            self._not_served(stream)
+            return
         items, version = self._list_items(stream)
         self._reconcile(stream, items)
         stream.resource_version = version
-        stream.listed = True
+        stream.listed = stream.served = True
         stream.last_event_at = stream.contact_at = self.clock.now()
 
     def _list_items(self, stream: Stream) -> tuple[list[dict[str, Any]], str]:
@@ -585,16 +606,33 @@ class Mirror:
         fails at once on a refused connection or a TLS error)."""
         if self.label_selector:
             query = [*query, ("labelSelector", self.label_selector)]
+        return self._get_path(stream.followed.path(stream.namespace), query, read_timeout)
+
+    def _serves(self, stream: Stream) -> bool:
+        """Whether the cluster's discovery names the kind's resource. Asked before listing an
+        alpha API: discovery answers every user, while a list of a resource the user's role
+        does not name is refused (403) before the server looks whether it serves it."""
+        followed = stream.followed
         try:
-            return self._call(stream, query, read_timeout)
+            response = self._get_path(followed.group_version_path(), [], 0)
+        except ApiException as err:
+            if err.status == NOT_FOUND:
+                return False
+            raise
+        resources = json.loads(response.data).get("resources") or []
+        return any(resource.get("name") == followed.plural for resource in resources)
+
+    def _get_path(self, path: str, query: list[tuple[str, Any]], read_timeout: float) -> Any:
+        try:
+            return self._call(path, query, read_timeout)
         except urllib3.exceptions.MaxRetryError as err:
             if not isinstance(err.reason, urllib3.exceptions.ProtocolError):
                 raise
-        return self._call(stream, query, read_timeout)
+        return self._call(path, query, read_timeout)
 
-    def _call(self, stream: Stream, query: list[tuple[str, Any]], read_timeout: float) -> Any:
+    def _call(self, path: str, query: list[tuple[str, Any]], read_timeout: float) -> Any:
         return self.api_client.call_api(
-            stream.followed.path(stream.namespace),
+            path,
             "GET",
             query_params=query,
             header_params={"Accept": "application/json"},
@@ -624,6 +662,22 @@ class Mirror:
         stream.relists += 1
         stream.error = ""
         stream.failures = 0
+
+    def _not_served(self, stream: Stream) -> None:
+        """The cluster does not serve the kind: nothing to follow and nothing failing. What was
+        mirrored of it while it was served goes (the cluster no longer shows it either); the
+        kind is looked for again every ``NOT_SERVED_SECONDS``."""
+        if stream.served:
+            logger.info(
+                "mirror of connection %s: %s is not served by the cluster",
+                self.connection.pk,
+                stream.label,
+            )
+        self._reconcile(stream, [])
+        stream.served = stream.listed = False
+        stream.error, stream.failures = "", 0
+        stream.contact_at = self.clock.now()
+        stream.retry_at = self.clock.now() + NOT_SERVED_SECONDS
 
     def _failed(self, stream: Stream, err: BaseException, message: str = "") -> None:
         stream.error = message or describe(err, self.connection.server)
@@ -659,6 +713,11 @@ def _cleaned(item: Mapping[str, Any], kind: str, api_version: str) -> dict[str, 
     metadata.pop("managedFields", None)
     cleaned["metadata"] = metadata
     return cleaned
+
+
+def _done_listing(stream: Stream) -> bool:
+    """Listed, or answered that the cluster does not serve the kind."""
+    return stream.listed or not stream.served
 
 
 def _key(item: Mapping[str, Any]) -> Key:

@@ -256,4 +256,5 @@ def _kind_summary(kind: dict[str, Any]) -> dict[str, Any]:
         "skipped": dict(list(kind["skipped"].items())[:20]),
         "skipped_count": len(kind["skipped"]),
         "stored": kind["stored"],
+        "served": kind.get("served", True),
     }
