@@ -25,6 +25,9 @@ from kubernetes.client import (
 from playground.clusters.problems import describe
 
 MIRROR, SECOND_SCHEDULER, PREEMPTION = "mirror", "second scheduler", "preemption"
+WORKLOAD_API = "mirror, if the cluster serves the workload API"
+"""The alpha ``scheduling.k8s.io/v1alpha2`` kinds: most clusters do not serve them (and their
+roles do not name them), so a denial there is no warning."""
 
 WATCHED_KINDS = (
     ("", "nodes"),
@@ -48,10 +51,10 @@ WATCHED_KINDS = (
     ("apps", "statefulsets"),
     ("", "replicationcontrollers"),
     ("node.k8s.io", "runtimeclasses"),
-    ("scheduling.k8s.io", "workloads"),
-    ("scheduling.k8s.io", "podgroups"),
 )
 """(API group, resource) of every kind the engine reads: the mirror lists and watches them."""
+WATCHED_ALPHA_KINDS = (("scheduling.k8s.io", "workloads"), ("scheduling.k8s.io", "podgroups"))
+"""Kinds the mirror lists and watches while the cluster serves them (``WORKLOAD_API``)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,11 @@ PERMISSIONS: tuple[Permission, ...] = (
     *(
         Permission(verb, group, resource)
         for group, resource in WATCHED_KINDS
+        for verb in ("list", "watch")
+    ),
+    *(
+        Permission(verb, group, resource, needed_for=WORKLOAD_API)
+        for group, resource in WATCHED_ALPHA_KINDS
         for verb in ("list", "watch")
     ),
     Permission("create", "", "pods", "binding", SECOND_SCHEDULER),

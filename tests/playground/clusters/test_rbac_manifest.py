@@ -12,7 +12,7 @@ import pytest
 import yaml
 from kubernetes.client import CoreV1Api, RbacAuthorizationV1Api
 
-from playground.clusters.access import MIRROR, PERMISSIONS, Permission
+from playground.clusters.access import MIRROR, PERMISSIONS, WORKLOAD_API, Permission
 from playground.clusters.connecting import probe, target_from_text
 from playground.clusters.mirror import FOLLOWED
 from tests.kube.fixtures import LocalKubeApi
@@ -57,7 +57,8 @@ def test_the_documented_roles_grant_every_permission_asked():
         permission.label
         for permission in PERMISSIONS
         if not grants(
-            mirror_rules if permission.needed_for == MIRROR else scheduler_rules, permission
+            mirror_rules if permission.needed_for in (MIRROR, WORKLOAD_API) else scheduler_rules,
+            permission,
         )
     ]
     assert missing == []
@@ -66,8 +67,9 @@ def test_the_documented_roles_grant_every_permission_asked():
 
 
 def test_the_mirror_permissions_cover_every_followed_kind():
-    asked = {(p.verb, p.group, p.resource) for p in PERMISSIONS if p.needed_for == MIRROR}
     for followed in FOLLOWED:
+        use = WORKLOAD_API if followed.optional else MIRROR
+        asked = {(p.verb, p.group, p.resource) for p in PERMISSIONS if p.needed_for == use}
         for verb in ("list", "watch"):
             assert (verb, followed.group, followed.plural) in asked, followed.kind
 
