@@ -121,7 +121,7 @@ def apply_a_configuration_after_fixing_it(page: Page) -> None:
     expect(page.locator(".flash.success")).to_have_text("Revision 2 sent to the scheduler.")
     expect(page.get_by_text("Revision 2 is the latest, by admin.")).to_be_visible()
     expect(
-        page.get_by_role("row", name=re.compile(r"^2 admin .* images count five times"))
+        page.get_by_role("row", name=re.compile(r"^2 defaults admin .* images count five times"))
     ).to_be_visible()
 
 
