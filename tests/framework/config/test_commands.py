@@ -119,6 +119,32 @@ def test_validate_uses_the_given_feature_gates(config_file) -> None:
     assert run("validate", path, "--feature-gates", "StorageCapacityScoring=true").returncode == 0
 
 
+def test_validate_refuses_gang_scheduling_while_its_gate_is_off(config_file) -> None:
+    path = config_file(
+        "leaderElection:\n  leaderElect: false\n"
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n"
+        "      enabled:\n      - name: GangScheduling\n"
+    )
+
+    refused = run("validate", path)
+    gates = "GenericWorkload=true,GangScheduling=true"
+    accepted = run("validate", path, "--feature-gates", gates)
+
+    assert (refused.returncode, refused.stderr) == (
+        1,
+        "initializing profiles: creating profile for scheduler name default-scheduler: "
+        'initializing plugin "GangScheduling": GangScheduling feature gate is disabled\n',
+    )
+    assert (accepted.returncode, accepted.stderr) == (0, "")
+
+
+def test_defaults_with_the_gang_gates_add_gang_scheduling() -> None:
+    result = run("defaults", "--feature-gates", "GenericWorkload=true,GangScheduling=true")
+
+    multi_point = yaml.safe_load(result.stdout)["profiles"][0]["plugins"]["multiPoint"]
+    assert multi_point["enabled"][-1] == {"name": "GangScheduling", "weight": 0}
+
+
 def test_an_unknown_feature_gate_is_an_error() -> None:
     result = run("defaults", "--feature-gates", "Nope=true")
 
