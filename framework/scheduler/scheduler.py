@@ -28,6 +28,7 @@ from framework.scheduler.cycle import Cycle
 from framework.scheduler.event_handlers import ADDED, EventHandlers
 from framework.scheduler.events import EventRecorder
 from framework.scheduler.schedule_one import ScheduleOne, SchedulingAttempt
+from framework.scheduler.schedule_one_podgroup import ScheduleOnePodGroup
 from framework.trace import Observer
 from framework.util.clock import Clock, FakeClock, RealClock
 
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 _START_ORDER = ("Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode")
 
 
-class Scheduler(ScheduleOne, EventHandlers):
+class Scheduler(ScheduleOne, ScheduleOnePodGroup, EventHandlers):
     """One kube-scheduler: its profiles share the queue, the cache and the waiting pods."""
 
     def __init__(

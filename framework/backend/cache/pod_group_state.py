@@ -121,8 +121,11 @@ class PodGroupStateData:
     def empty(self) -> bool:
         return not self.all_pods
 
-    def all_pod_uids(self) -> set[str]:
-        return set(self.all_pods)
+    # Reads list members in the order the state learnt of them (sets would iterate in an
+    # order that changes from run to run), so simulations stay deterministic.
+
+    def all_pod_uids(self) -> list[str]:
+        return list(self.all_pods)
 
     def all_pods_count(self) -> int:
         return len(self.all_pods)
@@ -130,21 +133,19 @@ class PodGroupStateData:
     def unscheduled(self) -> dict[str, Pod]:
         """Members neither assumed nor bound, by pod name: the shape ``Handle.activate``
         takes (upstream UnscheduledPods)."""
-        return {self.all_pods[uid].name: self.all_pods[uid] for uid in self.unscheduled_pods}
+        return {p.name: p for uid, p in self.all_pods.items() if uid in self.unscheduled_pods}
 
-    def assumed_pod_uids(self) -> set[str]:
-        return set(self.assumed_pods)
+    def assumed_pod_uids(self) -> list[str]:
+        return list(self.assumed_pods)
 
-    def assigned_pod_uids(self) -> set[str]:
-        return set(self.assigned_pods)
+    def assigned_pod_uids(self) -> list[str]:
+        return [uid for uid in self.all_pods if uid in self.assigned_pods]
 
     def scheduled_pods(self) -> list[Pod]:
         """Members assumed or bound: assigned pods first, then the assumed versions of the
         assumed ones."""
-        return [
-            *(self.all_pods[uid] for uid in self.assigned_pods),
-            *self.assumed_pods.values(),
-        ]
+        assigned = (p for uid, p in self.all_pods.items() if uid in self.assigned_pods)
+        return [*assigned, *self.assumed_pods.values()]
 
     def scheduled_pods_count(self) -> int:
         return len(self.assumed_pods) + len(self.assigned_pods)

@@ -32,11 +32,11 @@ def test_assuming_and_forgetting_moves_a_pod_between_unscheduled_and_assumed():
     state = PodGroupState()
     pod = member("p1")
     state.add_pod(pod)
-    assert (state.assumed_pod_uids(), state.unscheduled_pods) == (set(), {"p1"})
+    assert (state.assumed_pod_uids(), state.unscheduled_pods) == ([], {"p1"})
     state.assume_pod(pod)
-    assert (state.assumed_pod_uids(), state.unscheduled_pods) == ({"p1"}, set())
+    assert (state.assumed_pod_uids(), state.unscheduled_pods) == (["p1"], set())
     state.forget_pod(pod.uid)
-    assert (state.assumed_pod_uids(), state.unscheduled_pods) == (set(), {"p1"})
+    assert (state.assumed_pod_uids(), state.unscheduled_pods) == ([], {"p1"})
 
 
 def test_a_snapshot_is_a_copy_neither_side_sees_the_others_changes():
@@ -48,9 +48,9 @@ def test_a_snapshot_is_a_copy_neither_side_sees_the_others_changes():
 
     copy = state.snapshot()
     assert copy.generation == state.generation
-    assert copy.all_pod_uids() == {"p1", "p2"}
+    assert copy.all_pod_uids() == ["p1", "p2"]
     assert set(copy.unscheduled()) == {"p1"}
-    assert copy.assumed_pod_uids() == {"p2"}
+    assert copy.assumed_pod_uids() == ["p2"]
 
     copy.assume_pod(p1)
     assert "p1" not in state.assumed_pods
@@ -114,7 +114,7 @@ def test_binding_moves_a_member_to_assigned_and_deleting_forgets_it():
     state.add_pod(pod)
     state.assume_pod(on(pod, "n1"))
     state.update_pod(pod, on(pod, "n1"))
-    assert (state.assigned_pod_uids(), state.assumed_pod_uids()) == ({"p1"}, set())
+    assert (state.assigned_pod_uids(), state.assumed_pod_uids()) == (["p1"], [])
     state.delete_pod(pod.uid)
     assert state.empty()
 
@@ -147,14 +147,14 @@ def test_the_cache_moves_members_through_assume_forget_bind_and_delete():
     states = cache.pod_group_states()
 
     cache.assume_pod(on(p1, "n1"))
-    assert states.get("ns1", "pg").assumed_pod_uids() == {"p1"}
+    assert states.get("ns1", "pg").assumed_pod_uids() == ["p1"]
     cache.forget_pod(on(p1, "n1"))
     assert states.get("ns1", "pg").unscheduled_pods == {"p1", "p2"}
 
     cache.assume_pod(on(p1, "n1"))
     cache.add_pod(on(p1, "n1"))  # the bound pod's Add event confirms it
     state = states.get("ns1", "pg")
-    assert (state.assigned_pod_uids(), state.assumed_pod_uids()) == ({"p1"}, set())
+    assert (state.assigned_pod_uids(), state.assumed_pod_uids()) == (["p1"], [])
 
     cache.remove_pod(on(p1, "n1"))
     cache.remove_pod_group_member(p2)
@@ -169,7 +169,7 @@ def test_a_member_assumed_before_the_cache_knew_it_counts_as_scheduled():
     cache.assume_pod(on(member("p1"), "n1"))
     state = cache.pod_group_states().get("ns1", "pg")
     assert (state.all_pods_count(), state.scheduled_pods_count()) == (1, 1)
-    assert state.assigned_pod_uids() == {"p1"}
+    assert state.assigned_pod_uids() == ["p1"]
 
 
 def test_the_snapshot_copies_changed_groups_and_drops_deleted_ones():

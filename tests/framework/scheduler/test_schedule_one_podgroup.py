@@ -1,0 +1,128 @@
+"""The pod-group cycle (schedule_one_podgroup.py) beyond the recorded scenarios: quorum below
+the group's size, member order, the group's condition, members of several profiles."""
+
+from __future__ import annotations
+
+import yaml
+
+from framework.api.pod_group import Condition, PodGroup
+from framework.features import FeatureGates
+from framework.simulator import Simulation
+
+GANG_GATES = FeatureGates({"GenericWorkload": True, "GangScheduling": True})
+CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+WAITING = (
+    "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled, "
+    "one or more plugins asked to wait and no plugin rejected pod"
+)
+
+
+def node(name: str, cpu: str = "4") -> dict:
+    allocatable = {"cpu": cpu, "memory": "8Gi", "pods": "110"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {"capacity": allocatable, "allocatable": allocatable},
+    }
+
+
+def gang(name: str, min_count: int) -> dict:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
+    }
+
+
+def member(name: str, group: str, cpu: str, **spec) -> dict:
+    container = {"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"containers": [container], "schedulingGroup": {"podGroupName": group}, **spec},
+    }
+
+
+def simulate(*objects: dict, config: str = CONFIG) -> Simulation:
+    simulation = Simulation(config, yaml.safe_dump_all(objects), features=GANG_GATES)
+    simulation.run()
+    return simulation
+
+
+def outcome(simulation: Simulation) -> dict:
+    pods = {}
+    for pod in simulation.cluster.list("Pod"):
+        condition = pod.status.condition("PodScheduled")
+        pods[pod.name] = pod.spec.node_name or (condition.message if condition else None)
+    return pods
+
+
+def group_condition(simulation: Simulation, name: str) -> tuple[str, str, str]:
+    (condition,) = simulation.cluster.get("PodGroup", name, "default").conditions
+    return condition.status, condition.reason, condition.message
+
+
+def test_a_gang_is_feasible_once_min_count_members_fit_and_the_rest_fail_alone():
+    high = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high"},
+        "value": 10,
+    }
+    simulation = simulate(
+        high,
+        node("w0"),
+        node("w1"),
+        gang("g", 2),
+        member("g-0", "g", "3"),
+        member("g-1", "g", "3"),
+        member("g-2", "g", "3", priorityClassName="high"),
+    )
+    placed = outcome(simulation)
+    # By priority, then first attempt: g-2, g-0, then g-1, which finds no room left.
+    assert {placed["g-2"], placed["g-0"]} == {"w0", "w1"}
+    assert placed["g-1"].startswith("0/2 nodes are available: 2 Insufficient cpu.")
+    assert group_condition(simulation, "g") == ("True", "Scheduled", "")
+
+
+def test_members_that_fit_in_a_group_short_of_its_quorum_say_they_waited():
+    simulation = simulate(
+        node("w0"), gang("g", 2), member("g-0", "g", "3"), member("g-1", "g", "3")
+    )
+    messages = sorted(outcome(simulation).values())
+    assert messages[1] == WAITING
+    assert messages[0].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert group_condition(simulation, "g") == (
+        "False",
+        "Unschedulable",
+        "pod group is unschedulable",
+    )
+
+
+def test_members_of_two_profiles_fail_together_with_upstreams_error():
+    config = CONFIG + "profiles:\n- schedulerName: default-scheduler\n- schedulerName: other\n"
+    simulation = simulate(
+        node("w0"),
+        gang("g", 2),
+        member("g-0", "g", "1"),
+        member("g-1", "g", "1", schedulerName="other"),
+        config=config,
+    )
+    error = (
+        "all pods in a single pod group should have the same .spec.schedulerName set, "
+        'got: "other" and "default-scheduler"'
+    )
+    assert outcome(simulation) == {"g-0": error, "g-1": error}
+    assert {r.attempt.result for r in simulation.reports} == {"Error"}
+
+
+def test_a_scheduled_group_keeps_its_condition_when_a_later_cycle_fails():
+    scheduled = Condition("PodGroupScheduled", "True", "Scheduled", "")
+    group = PodGroup.from_dict(gang("g", 1)).with_condition(scheduled)
+    assert group.condition("PodGroupScheduled") == scheduled
+    failed = Condition("PodGroupScheduled", "False", "Unschedulable", "pod group is unschedulable")
+    assert group.with_condition(failed) is None
+    assert group.with_condition(scheduled) is None  # unchanged: nothing to patch
