@@ -103,7 +103,10 @@ class ScheduleOnePodGroup:
         try:
             group_info = self._pod_group_info_for_pod(pod_info)
         except LookupError as err:
-            framework = self.profiles[pod_info.pod.spec.scheduler_name]
+            framework = self.profiles.get(pod_info.pod.spec.scheduler_name)
+            if framework is None:
+                self.queue.done(pod_info.pod.uid)
+                return
             attempt = self._begin_attempt(framework, pod_info)
             self._handle_scheduling_failure(
                 framework, pod_info, Status.as_status(err), None, attempt
@@ -257,6 +260,10 @@ class ScheduleOnePodGroup:
         except AttemptAborted as aborted:
             schedule_result, status = ScheduleResult(), aborted.status()
         result.schedule_result, result.status = schedule_result, status
+        attempt = context.attempt
+        attempt.evaluated_nodes = schedule_result.evaluated_nodes
+        attempt.feasible_nodes = schedule_result.feasible_nodes
+        attempt.final_scores = schedule_result.final_scores
         if status is not None and not status.is_success():
             nominated = schedule_result.nominating_info
             if nominated is None or not nominated.nominated_node_name:
