@@ -143,14 +143,13 @@ class ScheduleOnePodGroup:
         return group_info
 
     def _framework_for_pod_group(self, group_info: QueuedPodGroupInfo) -> Framework:
-        names = {p.pod.spec.scheduler_name for p in group_info.queued_pod_infos}
-        if len(names) > 1:
-            first, *_, last = [p.pod.spec.scheduler_name for p in group_info.queued_pod_infos]
+        name, *others = [p.pod.spec.scheduler_name for p in group_info.queued_pod_infos]
+        mismatch = next((other for other in others if other != name), None)
+        if mismatch is not None:
             raise LookupError(
                 "all pods in a single pod group should have the same .spec.schedulerName set, "
-                f'got: "{last}" and "{first}"'
+                f'got: "{mismatch}" and "{name}"'
             )
-        (name,) = names
         framework = self.profiles.get(name)
         if framework is None:
             raise LookupError(f'profile not found for scheduler name "{name}"')

@@ -102,20 +102,22 @@ def test_members_that_fit_in_a_group_short_of_its_quorum_say_they_waited():
     )
 
 
-def test_members_of_two_profiles_fail_together_with_upstreams_error():
-    config = CONFIG + "profiles:\n- schedulerName: default-scheduler\n- schedulerName: other\n"
+def test_members_of_several_profiles_fail_together_with_upstreams_error():
+    profiles = "".join(f"- schedulerName: {n}\n" for n in ("default-scheduler", "b", "c"))
     simulation = simulate(
         node("w0"),
-        gang("g", 2),
+        gang("g", 3),
         member("g-0", "g", "1"),
-        member("g-1", "g", "1", schedulerName="other"),
-        config=config,
+        member("g-1", "g", "1", schedulerName="b"),
+        member("g-2", "g", "1", schedulerName="c"),
+        config=CONFIG + "profiles:\n" + profiles,
     )
+    # The first member whose profile differs from the first one's is named.
     error = (
         "all pods in a single pod group should have the same .spec.schedulerName set, "
-        'got: "other" and "default-scheduler"'
+        'got: "b" and "default-scheduler"'
     )
-    assert outcome(simulation) == {"g-0": error, "g-1": error}
+    assert outcome(simulation) == {"g-0": error, "g-1": error, "g-2": error}
     assert {r.attempt.result for r in simulation.reports} == {"Error"}
 
 
