@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from framework.backend.cache.errors import get_pod_key
 from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import PodInfo
 from framework.interface.status import Code, Status
@@ -562,7 +563,11 @@ class ScheduleOne:
         as a failing Reserve or Permit plugin would have caused."""
         assumed = _deep_copy_queued(pod_info)
         assumed.pod.spec.node_name = host
-        if self.cache.is_assumed_pod(assumed.pod):
+        if state.is_pod_group_scheduling_cycle():
+            was_assumed = get_pod_key(assumed.pod) in self.snapshot.assumed_pods
+        else:
+            was_assumed = self.cache.is_assumed_pod(assumed.pod)
+        if was_assumed:
             self._unreserve_and_forget(framework, state, assumed, host)
         return assumed
 

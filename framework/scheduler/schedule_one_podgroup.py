@@ -270,29 +270,43 @@ class ScheduleOnePodGroup:
             schedule_result.suggested_host = nominated.nominated_node_name
             result.requires_preemption = True
         host = schedule_result.suggested_host
-        assumed, assume_status = self._assume_and_reserve(
-            framework, context.state, pod_info, schedule_result
+        try:
+            return self._assume_reserve_permit(framework, result, host)
+        except AttemptAborted as aborted:
+            self._abandon_assumed(framework, context.state, pod_info, host)
+            return self._failed_trial(result, aborted.status()), None
+
+    def _assume_reserve_permit(
+        self, framework: Framework, result: AlgorithmResult, host: str
+    ) -> tuple[AlgorithmResult, Callable[[], None] | None]:
+        """A placed member's trial: assumed in the snapshot, reserved, permitted. With
+        Permit's Success or Wait it stays assumed until the returned revert runs."""
+        state = result.context.state
+        assumed, status = self._assume_and_reserve(
+            framework, state, result.pod_info, result.schedule_result
         )
-        if assume_status is not None and not assume_status.is_success():
-            result.schedule_result = ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE)
-            result.status, result.requires_preemption = assume_status, False
-            return result, None
+        if status is not None and not status.is_success():
+            return self._failed_trial(result, status), None
 
         def revert() -> None:
-            self._unreserve_and_forget(framework, context.state, assumed, host)
+            self._unreserve_and_forget(framework, state, assumed, host)
 
-        _, permit_status = framework.run_permit_plugins(context.state, assumed.pod, host)
+        _, permit_status = framework.run_permit_plugins(state, assumed.pod, host)
         if permit_status is not None and not (
             permit_status.is_wait() or permit_status.is_success()
         ):
             revert()
             if permit_status.is_rejected():
                 permit_status = single_node_fit_error(assumed.pod, host, permit_status)
-            result.schedule_result = ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE)
-            result.status, result.requires_preemption = permit_status, False
-            return result, None
+            return self._failed_trial(result, permit_status), None
         result.permit_status = permit_status
         return result, revert
+
+    @staticmethod
+    def _failed_trial(result: AlgorithmResult, status: Status) -> AlgorithmResult:
+        result.schedule_result = ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE)
+        result.status, result.requires_preemption = status, False
+        return result
 
     def _init_pod_scheduling_context(
         self, framework: Framework, pod_info: QueuedPodInfo, group_state: CycleState

@@ -6,6 +6,8 @@ from __future__ import annotations
 import yaml
 
 from framework.api.pod_group import Condition, PodGroup
+from framework.debugger.breakpoints import parse_breakpoint
+from framework.debugger.session import ABORT, RUN, Debugger
 from framework.features import FeatureGates
 from framework.simulator import Simulation
 
@@ -128,3 +130,34 @@ def test_a_scheduled_group_keeps_its_condition_when_a_later_cycle_fails():
     failed = Condition("PodGroupScheduled", "False", "Unschedulable", "pod group is unschedulable")
     assert group.with_condition(failed) is None
     assert group.with_condition(scheduled) is None  # unchanged: nothing to patch
+
+
+def test_an_abort_mid_trial_fails_the_group_with_an_error_and_leaves_nothing_assumed():
+    aborted = []
+
+    def abort_first_reserve(stop):
+        if not aborted:
+            aborted.append(stop.pod)
+            return ABORT
+        return RUN
+
+    debugger = Debugger([parse_breakpoint("reserve")], abort_first_reserve)
+    simulation = Simulation(
+        CONFIG,
+        yaml.safe_dump_all(
+            [node("w0"), node("w1"), gang("g", 2), member("g-0", "g", "3"), member("g-1", "g", "3")]
+        ),
+        features=GANG_GATES,
+        debugger=debugger,
+    )
+    simulation.run()
+
+    first = [(r.attempt.pod, r.attempt.result, r.attempt.message) for r in simulation.reports[:2]]
+    # The member that failed keeps its own error; the others get the group's.
+    own = "aborted by the debugger at reserve"
+    group = f"failed to schedule other pod from a pod group: {own}"
+    assert first == [("default/g-0", "Error", own), ("default/g-1", "Error", group)]
+    assert simulation.scheduler.snapshot.assumed_pods == {}
+    # Errored pods back off, and a simulation ends when only those are left.
+    backing_off = sorted(p.name for p in simulation.scheduler.queue.pods_in_backoff_q())
+    assert backing_off == ["g-0", "g-1"]
