@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import yaml
 
+from framework.admission.admit import create_objects
+from framework.api.loader import decode_objects
 from framework.api.pod_group import Condition, PodGroup
 from framework.debugger.breakpoints import parse_breakpoint
 from framework.debugger.session import ABORT, RUN, Debugger
@@ -161,3 +163,20 @@ def test_an_abort_mid_trial_fails_the_group_with_an_error_and_leaves_nothing_ass
     # Errored pods back off, and a simulation ends when only those are left.
     backing_off = sorted(p.name for p in simulation.scheduler.queue.pods_in_backoff_q())
     assert backing_off == ["g-0", "g-1"]
+
+
+def test_a_member_added_after_its_gang_was_scheduled_joins_it_alone():
+    objects, _ = create_objects(
+        decode_objects(
+            yaml.safe_dump_all(
+                [node("w0"), gang("g", 2), member("g-0", "g", "1"), member("g-1", "g", "1")]
+            )
+        )[0]
+    )
+    simulation = Simulation(CONFIG, "", features=GANG_GATES)
+    simulation.create(objects)
+    late = create_objects(decode_objects(yaml.safe_dump(member("g-2", "g", "1")))[0])[0]
+    simulation.create(late)
+
+    assert outcome(simulation) == {"g-0": "w0", "g-1": "w0", "g-2": "w0"}
+    assert group_condition(simulation, "g") == ("True", "Scheduled", "")
