@@ -35,8 +35,6 @@ PERMIT_TIMEOUT_SECONDS = 5 * 60.0
 POD_GROUP_RESOURCE = "podgroup.scheduling.k8s.io"
 """How a missing PodGroup is named in NotFound errors."""
 
-GATE_DISABLED = "GangScheduling feature gate is disabled"
-
 
 class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
     """Holds gang members until their group is complete, then binds them together."""
@@ -44,11 +42,7 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
     name = names.GANG_SCHEDULING
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
-        # Upstream builds the plugin whatever the gates; without them kube-scheduler v1.36
-        # neither tracks pod groups nor gets past waiting for its PodGroup informer (seen on
-        # v1.36.2), so a profile naming it is refused here instead (docs/fidelity.md).
-        if not features.enable_gang_scheduling:
-            raise ValueError(GATE_DISABLED)
+        # Registered only with its gate on (framework/plugins/registry.py).
         self.handle = handle
 
     # -- EnqueueExtensions ------------------------------------------------------------------

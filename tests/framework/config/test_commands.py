@@ -133,7 +133,7 @@ def test_validate_refuses_gang_scheduling_while_its_gate_is_off(config_file) -> 
     assert (refused.returncode, refused.stderr) == (
         1,
         "initializing profiles: creating profile for scheduler name default-scheduler: "
-        'initializing plugin "GangScheduling": GangScheduling feature gate is disabled\n',
+        'PreFilterPlugin "GangScheduling" does not exist\n',
     )
     assert (accepted.returncode, accepted.stderr) == (0, "")
 

@@ -12,18 +12,16 @@ from framework.api.pod_group import PodGroup
 from framework.backend.cache.cache import Cache
 from framework.backend.cache.snapshot import Snapshot
 from framework.cluster.memory import InMemoryCluster
+from framework.features import FeatureGates
 from framework.interface.cycle_state import CycleState
 from framework.interface.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from framework.interface.node_info import PodInfo
 from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
-from framework.plugins.gangscheduling.gang_scheduling import (
-    GATE_DISABLED,
-    PERMIT_TIMEOUT_SECONDS,
-    GangScheduling,
-)
+from framework.plugins.gangscheduling.gang_scheduling import PERMIT_TIMEOUT_SECONDS, GangScheduling
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import Framework
-from framework.runtime.registry import Registry
+from framework.runtime.registry import Registry, plugin_type
 from framework.util.clock import FakeClock
 from tests.framework.builders import make_pod
 
@@ -109,9 +107,10 @@ def test_it_registers_pod_and_pod_group_additions_only():
     ]
 
 
-def test_it_refuses_to_be_built_with_its_gate_off():
-    with pytest.raises(ValueError, match=GATE_DISABLED):
-        GangScheduling(None, None, Features(enable_generic_workload=True))
+def test_the_in_tree_registry_has_it_only_with_its_gate_on():
+    assert "GangScheduling" not in in_tree_registry(FeatureGates({"GenericWorkload": True}))
+    gated = in_tree_registry(FeatureGates({"GenericWorkload": True, "GangScheduling": True}))
+    assert plugin_type(gated["GangScheduling"]) is GangScheduling
 
 
 # -- PreEnqueue and Permit (upstream TestGangSchedulingFlow) ---------------------------------
