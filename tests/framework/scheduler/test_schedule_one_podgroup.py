@@ -7,7 +7,6 @@ import yaml
 
 from framework.admission.admit import create_objects
 from framework.api.loader import decode_objects
-from framework.api.pod_group import Condition, PodGroup
 from framework.debugger.breakpoints import parse_breakpoint
 from framework.debugger.session import ABORT, RUN, Debugger
 from framework.features import FeatureGates
@@ -123,15 +122,6 @@ def test_members_of_several_profiles_fail_together_with_upstreams_error():
     )
     assert outcome(simulation) == {"g-0": error, "g-1": error, "g-2": error}
     assert {r.attempt.result for r in simulation.reports} == {"Error"}
-
-
-def test_a_scheduled_group_keeps_its_condition_when_a_later_cycle_fails():
-    scheduled = Condition("PodGroupScheduled", "True", "Scheduled", "")
-    group = PodGroup.from_dict(gang("g", 1)).with_condition(scheduled)
-    assert group.condition("PodGroupScheduled") == scheduled
-    failed = Condition("PodGroupScheduled", "False", "Unschedulable", "pod group is unschedulable")
-    assert group.with_condition(failed) is None
-    assert group.with_condition(scheduled) is None  # unchanged: nothing to patch
 
 
 def test_an_abort_mid_trial_fails_the_group_with_an_error_and_leaves_nothing_assumed():
