@@ -36,13 +36,8 @@ from framework.runtime.registry import PluginFactory, Registry
 
 
 def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
-    """Name -> factory(args, handle) for every in-tree plugin.
-
-    A plugin that only works with its feature gate is left out while the gate is off, so a
-    profile naming it is refused as upstream refuses an unknown plugin (upstream registers it
-    anyway, then never gets past waiting for its informers; docs/fidelity.md), and the
-    playground's profile editor does not offer it.
-    """
+    """Name -> factory(args, handle) for every in-tree plugin, whatever the gates, as upstream:
+    a gated plugin named while its gate is off is built all the same (docs/configuration.md)."""
     features = Features.from_gates(gates)
     plugin_classes = {
         names.SCHEDULING_GATES: SchedulingGates,
@@ -65,9 +60,8 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.VOLUME_ZONE: VolumeZone,
         names.DYNAMIC_RESOURCES: DynamicResources,
         names.DEFAULT_PREEMPTION: DefaultPreemption,
+        names.GANG_SCHEDULING: GangScheduling,
     }
-    if features.enable_gang_scheduling:
-        plugin_classes[names.GANG_SCHEDULING] = GangScheduling
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 
 

@@ -42,7 +42,8 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
     name = names.GANG_SCHEDULING
 
     def __init__(self, args: Any, handle: Any, features: Features) -> None:
-        # Registered only with its gate on (framework/plugins/registry.py).
+        # Built whatever the gates, as upstream: with GenericWorkload off the cache tracks no
+        # group, and simulations refuse pods that name one.
         self.handle = handle
 
     # -- EnqueueExtensions ------------------------------------------------------------------

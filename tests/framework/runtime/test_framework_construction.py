@@ -6,7 +6,6 @@ import pytest
 
 from framework.config.defaults import default_configuration
 from framework.config.types import Plugin as ConfigPlugin
-from framework.features import FeatureGates
 from framework.interface.events import unroll_wildcard_resource
 from framework.interface.plugins import FilterPlugin
 from framework.plugins.registry import in_tree_registry
@@ -294,14 +293,12 @@ def test_the_points_a_plugin_implements_are_known_from_its_class(plugin, points)
 
 def test_construction_refuses_an_in_tree_plugin_exactly_where_it_does_not_implement_the_point():
     """``implemented_points`` and construction agree, for every in-tree plugin and point: the
-    profile form offers a plugin only where the framework will take it. The gates gated
-    plugins need are on."""
-    features = FeatureGates({"GenericWorkload": True, "GangScheduling": True})
-    registry = in_tree_registry(features)
+    profile form offers a plugin only where the framework will take it."""
+    registry = in_tree_registry()
     for name, factory in registry.items():
         implemented = implemented_points(plugin_type(factory))
         for attr, _, kind_name in EXTENSION_POINTS:
-            profile = default_configuration(features).profiles[0]
+            profile = default_configuration().profiles[0]
             point = getattr(profile.plugins, attr)
             point.enabled = [entry for entry in point.enabled if entry.name != name]
             point.enabled.append(ConfigPlugin(name=name, weight=1 if attr == "score" else None))

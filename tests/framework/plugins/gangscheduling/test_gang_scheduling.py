@@ -107,10 +107,17 @@ def test_it_registers_pod_and_pod_group_additions_only():
     ]
 
 
-def test_the_in_tree_registry_has_it_only_with_its_gate_on():
-    assert "GangScheduling" not in in_tree_registry(FeatureGates({"GenericWorkload": True}))
-    gated = in_tree_registry(FeatureGates({"GenericWorkload": True, "GangScheduling": True}))
-    assert plugin_type(gated["GangScheduling"]) is GangScheduling
+def test_the_in_tree_registry_has_it_whatever_the_gates_as_upstream():
+    for gates in (FeatureGates(), FeatureGates({"GenericWorkload": True, "GangScheduling": True})):
+        assert plugin_type(in_tree_registry(gates)["GangScheduling"]) is GangScheduling
+
+
+def test_pods_outside_groups_pass_it_with_the_gates_off():
+    handle = Framework(Registry(), None, pod_group_manager=Cache(), clock=FakeClock())
+    plugin = GangScheduling(None, handle, Features())
+    pod = member("plain", None)
+    assert plugin.pre_enqueue(pod) is None
+    assert plugin.permit(CycleState(), on_node(pod), "some-node") == (None, 0)
 
 
 # -- PreEnqueue and Permit (upstream TestGangSchedulingFlow) ---------------------------------
