@@ -41,7 +41,11 @@ MAX_POD_GROUP_RESOURCE_CLAIMS = 4
 MAX_TOPOLOGY_CONSTRAINTS = 1
 
 NOT_SIMULATED = "workload-aware (PodGroup) scheduling is not simulated"
-"""Why the engine refuses these objects until its pod-group cycle exists."""
+"""Why the playground refuses these objects until it runs the pod-group cycle."""
+NEEDS_GENERIC_WORKLOAD = (
+    "workload-aware (PodGroup) scheduling needs the GenericWorkload feature gate"
+)
+"""Why a simulation with the gate off refuses them (kube-apiserver would not serve them)."""
 
 
 @dataclass(slots=True)
@@ -126,6 +130,36 @@ class PodGroup(KubeObject):
         self.spec = spec or PodGroupSpec()
         self.conditions = conditions or []
 
+    def condition(self, condition_type: str) -> Condition | None:
+        return next((c for c in self.conditions if c.type == condition_type), None)
+
+    def with_condition(self, condition: Condition) -> PodGroup | None:
+        """This group with ``condition`` set, as kube-scheduler patches it; None when nothing
+        would change, or when it would turn a True condition False (a group once scheduled
+        stays so for later cycles of extra members)."""
+        current = self.condition(condition.type)
+        if current is not None:
+            if current.status == "True" and condition.status != "True":
+                return None
+            if current == condition:
+                return None
+        manifest = self.to_dict()
+        conditions = manifest.setdefault("status", {}).setdefault("conditions", [])
+        entry = {
+            "type": condition.type,
+            "status": condition.status,
+            "observedGeneration": self.metadata.generation,
+            "reason": condition.reason,
+            "message": condition.message,
+        }
+        for index, existing in enumerate(conditions):
+            if existing.get("type") == condition.type:
+                conditions[index] = {**existing, **entry}
+                break
+        else:
+            conditions.append(entry)
+        return PodGroup.from_dict(manifest)
+
     @classmethod
     def parse(cls, metadata: ObjectMeta, f: Fields) -> Self:
         return cls(
@@ -174,13 +208,13 @@ class Workload(KubeObject):
         return cls(metadata, templates, manifest=f.data)
 
 
-def not_simulated(obj: KubeObject) -> ObjectError | None:
-    """Why the engine refuses the object until its pod-group cycle exists: a Workload, a
-    PodGroup, or a pod that names its group (scheduled alone it would be scheduled wrong)."""
+def not_simulated(obj: KubeObject, reason: str = NOT_SIMULATED) -> ObjectError | None:
+    """Why the object is refused where pod groups are not scheduled: a Workload, a PodGroup,
+    or a pod that names its group (scheduled alone it would be scheduled wrong)."""
     if isinstance(obj, PodGroup | Workload):
-        return ObjectError(obj.describe(), "", NOT_SIMULATED)
+        return ObjectError(obj.describe(), "", reason)
     if obj.kind == "Pod" and getattr(obj.spec, "pod_group_name", None) is not None:
-        return ObjectError(obj.describe(), "spec.schedulingGroup", NOT_SIMULATED)
+        return ObjectError(obj.describe(), "spec.schedulingGroup", reason)
     return None
 
 

@@ -24,6 +24,7 @@ class CycleState:
     __slots__ = (
         "_storage",
         "parallel_pre_bind_plugins",
+        "pod_group_cycle_state",
         "record_plugin_metrics",
         "skip_all_post_filter_plugins",
         "skip_filter_plugins",
@@ -39,6 +40,16 @@ class CycleState:
         self.skip_pre_bind_plugins: frozenset[str] | set[str] = frozenset()
         self.parallel_pre_bind_plugins: frozenset[str] | set[str] = frozenset()
         self.skip_all_post_filter_plugins = False
+        self.pod_group_cycle_state: object | None = None
+        """The state of the pod-group cycle this pod is scheduled in; None outside one."""
+
+    def is_pod_group_scheduling_cycle(self) -> bool:
+        """Whether the pod is scheduled as part of its group's cycle: plugins then read the
+        group's state from the snapshot, where the cycle assumes its members."""
+        return self.pod_group_cycle_state is not None
+
+    def set_pod_group_scheduling_cycle(self, pod_group_cycle_state: object | None) -> None:
+        self.pod_group_cycle_state = pod_group_cycle_state
 
     def read(self, key: str) -> StateData:
         try:
@@ -63,6 +74,7 @@ class CycleState:
         copy.skip_pre_bind_plugins = self.skip_pre_bind_plugins
         copy.parallel_pre_bind_plugins = self.parallel_pre_bind_plugins
         copy.skip_all_post_filter_plugins = self.skip_all_post_filter_plugins
+        copy.pod_group_cycle_state = self.pod_group_cycle_state
         return copy
 
     def __contains__(self, key: str) -> bool:

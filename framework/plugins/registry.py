@@ -14,6 +14,7 @@ from framework.plugins.defaultbinder.default_binder import DefaultBinder
 from framework.plugins.defaultpreemption.default_preemption import DefaultPreemption
 from framework.plugins.dynamicresources.dynamicresources import DynamicResources
 from framework.plugins.feature import Features
+from framework.plugins.gangscheduling.gang_scheduling import GangScheduling
 from framework.plugins.imagelocality.image_locality import ImageLocality
 from framework.plugins.interpodaffinity.plugin import InterPodAffinity
 from framework.plugins.nodeaffinity.node_affinity import NodeAffinity
@@ -35,7 +36,8 @@ from framework.runtime.registry import PluginFactory, Registry
 
 
 def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
-    """Name -> factory(args, handle) for every in-tree plugin."""
+    """Name -> factory(args, handle) for every in-tree plugin, whatever the gates, as upstream:
+    a gated plugin named while its gate is off is built all the same (docs/configuration.md)."""
     features = Features.from_gates(gates)
     plugin_classes = {
         names.SCHEDULING_GATES: SchedulingGates,
@@ -58,6 +60,7 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.VOLUME_ZONE: VolumeZone,
         names.DYNAMIC_RESOURCES: DynamicResources,
         names.DEFAULT_PREEMPTION: DefaultPreemption,
+        names.GANG_SCHEDULING: GangScheduling,
     }
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 

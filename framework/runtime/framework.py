@@ -111,6 +111,7 @@ class Framework:
         waiting_pods: WaitingPodsMap | None = None,
         pod_nominator: PodNominator | None = None,
         pod_activator: PodActivator | None = None,
+        pod_group_manager: Any = None,
         extenders: Iterable[Any] = (),
         parallelism: int = DEFAULT_PARALLELISM,
         clock: Clock | None = None,
@@ -134,6 +135,7 @@ class Framework:
         self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPodsMap()
         self.pod_nominator = pod_nominator
         self.pod_activator = pod_activator
+        self._pod_group_manager = pod_group_manager
         self._snapshot = snapshot_shared_lister
         self._extenders = list(extenders)
         self._parallelizer = Parallelizer(parallelism)
@@ -1001,6 +1003,10 @@ class Framework:
     def activate(self, pods: dict[str, Pod]) -> None:
         if self.pod_activator is not None:
             self.pod_activator.activate(pods)
+
+    def pod_group_manager(self) -> Any:
+        """The scheduler cache's pod-group side (``pod_group_states()``), for GangScheduling."""
+        return self._pod_group_manager
 
     def parallelizer(self) -> Parallelizer:
         return self._parallelizer

@@ -14,6 +14,7 @@ from framework.backend.cache.errors import CacheError
 from framework.interface.cluster_events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
+    EVENT_UNSCHEDULED_POD_ADD,
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
@@ -22,6 +23,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource
 if TYPE_CHECKING:
     from framework.api.node import Node
     from framework.api.pod import Pod
+    from framework.features import FeatureGates
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -47,6 +49,7 @@ class EventHandlers:
     profiles: dict[str, Any]
     queue: Any
     cache: Any
+    features: FeatureGates
 
     def handle_cluster_event(self, event_type: str, old: Any, new: Any) -> None:
         """A watch event: ``ADDED`` (new), ``MODIFIED`` (old, new) or ``DELETED`` (old)."""
@@ -65,6 +68,11 @@ class EventHandlers:
                 self.update_node_in_cache(old, new)
             else:
                 self.delete_node_from_cache(old)
+        elif kind == "PodGroup":
+            # kube-scheduler watches PodGroups only with the GenericWorkload gate.
+            if self.features.enabled("GenericWorkload"):
+                event = ClusterEvent(EventResource.POD_GROUP, _ACTION_OF_TYPE[event_type])
+                self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
         elif kind in _RESOURCE_OF_KIND:
             event = ClusterEvent(_RESOURCE_OF_KIND[kind], _ACTION_OF_TYPE[event_type])
             self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
@@ -97,7 +105,7 @@ class EventHandlers:
         if pod.spec.node_name:
             self._add_assigned_pod_to_cache(pod)
         elif self.responsible_for_pod(pod):
-            self.queue.add(pod)
+            self._add_pod_to_scheduling_queue(pod)
 
     def update_pod(self, old: Pod, new: Pod) -> None:
         if old.spec.node_name:
@@ -115,11 +123,21 @@ class EventHandlers:
         elif self.responsible_for_pod(pod):
             self._delete_pod_from_scheduling_queue(pod, in_binding=False)
 
+    def _add_pod_to_scheduling_queue(self, pod: Pod) -> None:
+        self.cache.add_pod_group_member(pod)
+        self.queue.add(pod)
+        if self.features.enabled("GangScheduling"):
+            # The new pod may complete a gang whose other members PreEnqueue holds back.
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_UNSCHEDULED_POD_ADD, None, pod, None
+            )
+
     def _update_pod_in_scheduling_queue(self, old: Pod, new: Pod) -> None:
         if old.metadata.resource_version and (
             old.metadata.resource_version == new.metadata.resource_version
         ):
             return
+        self.cache.update_pod_group_member(old, new)
         if self.cache.is_assumed_pod(new):
             if (
                 new.metadata.deletion_timestamp is not None
@@ -139,6 +157,7 @@ class EventHandlers:
         self.queue.delete(pod)
         if in_binding:
             return
+        self.cache.remove_pod_group_member(pod)
         if self.cache.is_assumed_pod(pod):
             self._handle_assumed_pod_deletion(pod)
         elif pod.status.nominated_node_name:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from framework.backend.cache.errors import get_pod_key
 from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import PodInfo
 from framework.interface.status import Code, Status
@@ -36,6 +37,7 @@ from framework.trace import EXTENSION_POINT, PointStart, TraceEvent, point_start
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
+    from framework.features import FeatureGates
     from framework.interface.node_info import NodeInfo
     from framework.runtime.framework import Framework
 
@@ -106,6 +108,8 @@ class ScheduleOne:
     next_start_node_index: int
     tie_breaker: Callable[[Pod, list[str], str], str] | None
     current_cycle: Cycle | None
+    features: FeatureGates
+    schedule_one_pod_group: Callable[[QueuedPodInfo], None]
 
     # ------------------------------------------------------------------------------------------
     # ScheduleOne
@@ -116,6 +120,9 @@ class ScheduleOne:
         if pod_info is None:
             return False
         pod = pod_info.pod
+        if self.features.enabled("GenericWorkload") and pod.spec.pod_group_name is not None:
+            self.schedule_one_pod_group(pod_info)
+            return True
         framework = self.profiles.get(pod.spec.scheduler_name)
         if framework is None or self._skip_pod_schedule(framework, pod):
             self.queue.done(pod.uid)
@@ -174,11 +181,7 @@ class ScheduleOne:
             return ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE), pod_info, aborted.status()
         if status is not None and not status.is_success():
             return result, pod_info, status
-        try:
-            assumed, status = self._prepare_for_binding_cycle(framework, state, pod_info, result)
-        except AttemptAborted as aborted:
-            assumed = self._abandon_assumed(framework, state, pod_info, result.suggested_host)
-            status = aborted.status()
+        assumed, status = self._prepare_unless_aborted(framework, state, pod_info, result)
         if status is not None and not status.is_success():
             return replace(result, nominating_info=CLEAR_NOMINATED_NODE), assumed, status
         return result, assumed, None
@@ -488,13 +491,24 @@ class ScheduleOne:
         elif permit_status is not None and not permit_status.is_success():
             self._unreserve_and_forget(framework, state, assumed, host)
             if permit_status.is_rejected():
-                return assumed, _single_node_fit_error(pod_info.pod, host, permit_status)
+                return assumed, single_node_fit_error(pod_info.pod, host, permit_status)
             return assumed, permit_status
         pods_to_activate: PodsToActivate = state.read(PODS_TO_ACTIVATE_KEY)  # type: ignore[assignment]
         if pods_to_activate.pods:
             self.queue.activate(pods_to_activate.pods)
             pods_to_activate.pods = {}
         return assumed, None
+
+    def _prepare_unless_aborted(
+        self, framework: Framework, state: CycleState, queued: QueuedPodInfo, chosen: ScheduleResult
+    ) -> tuple[QueuedPodInfo, Status | None]:
+        """``_prepare_for_binding_cycle``; an observer's abort there is an Error after
+        Unreserve and Forget, as a failing plugin's would be."""
+        try:
+            return self._prepare_for_binding_cycle(framework, state, queued, chosen)
+        except AttemptAborted as aborted:
+            assumed = self._abandon_assumed(framework, state, queued, chosen.suggested_host)
+            return assumed, aborted.status()
 
     def _assume_and_reserve(
         self,
@@ -506,28 +520,41 @@ class ScheduleOne:
         assumed = _deep_copy_queued(pod_info)
         host = result.suggested_host
         try:
-            self._assume(assumed, host)
+            self._assume(state, assumed, host)
         except Exception as err:
             return assumed, Status.as_status(err)
         status = framework.run_reserve_plugins_reserve(state, assumed.pod, host)
         if status is not None and not status.is_success():
             self._unreserve_and_forget(framework, state, assumed, host)
             if status.is_rejected():
-                return assumed, _single_node_fit_error(pod_info.pod, host, status)
+                return assumed, single_node_fit_error(pod_info.pod, host, status)
             return assumed, status
         return assumed, None
 
-    def _assume(self, assumed: QueuedPodInfo, host: str) -> None:
-        """Puts the pod on the node in the cache now, so binding can finish later."""
+    def _assume(self, state: CycleState, assumed: QueuedPodInfo, host: str) -> None:
+        """Puts the pod on the node in the cache now, so binding can finish later; in a
+        pod-group cycle, in the snapshot only, so the group's next members see it there."""
         assumed.pod.spec.node_name = host
-        self.cache.assume_pod(assumed.pod)
+        if state.is_pod_group_scheduling_cycle():
+            self.snapshot.assume_pod(assumed.pod_info)
+        else:
+            self.cache.assume_pod(assumed.pod)
         self.queue.delete_nominated_pod_if_exists(assumed.pod)
 
     def _unreserve_and_forget(
         self, framework: Framework, state: CycleState, assumed: QueuedPodInfo, host: str
     ) -> None:
         framework.run_reserve_plugins_unreserve(state, assumed.pod, host)
-        self.cache.forget_pod(assumed.pod)
+        if not state.is_pod_group_scheduling_cycle():
+            self.cache.forget_pod(assumed.pod)
+            return
+        self.snapshot.forget_pod(assumed.pod)
+        nominated = assumed.pod.status.nominated_node_name
+        if nominated:
+            # Assuming dropped the nomination; undoing a pod-group trial restores it.
+            self.queue.add_nominated_pod(
+                assumed.pod_info, NominatingInfo(nominated, NominatingMode.OVERRIDE)
+            )
 
     def _abandon_assumed(
         self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo, host: str
@@ -536,7 +563,11 @@ class ScheduleOne:
         as a failing Reserve or Permit plugin would have caused."""
         assumed = _deep_copy_queued(pod_info)
         assumed.pod.spec.node_name = host
-        if self.cache.is_assumed_pod(assumed.pod):
+        if state.is_pod_group_scheduling_cycle():
+            was_assumed = get_pod_key(assumed.pod) in self.snapshot.assumed_pods
+        else:
+            was_assumed = self.cache.is_assumed_pod(assumed.pod)
+        if was_assumed:
             self._unreserve_and_forget(framework, state, assumed, host)
         return assumed
 
@@ -635,7 +666,7 @@ class ScheduleOne:
         status = framework.wait_on_permit(pod)
         if status is not None and not status.is_success():
             if status.is_rejected():
-                return _single_node_fit_error(pod, host, status, plugin=status.plugin)
+                return single_node_fit_error(pod, host, status, plugin=status.plugin)
             return status
         self.queue.done(pod.uid)
         status = framework.run_pre_bind_plugins(state, pod, host)
@@ -826,7 +857,7 @@ class _CycleError(Exception):
 _NOT_BOUND_BY_EXTENDER = object()
 
 
-def _single_node_fit_error(pod: Pod, host: str, status: Status, plugin: str = "") -> Status:
+def single_node_fit_error(pod: Pod, host: str, status: Status, plugin: str = "") -> Status:
     """Reserve / Permit rejections are reported as a FitError over the one chosen node."""
     diagnosis = Diagnosis()
     diagnosis.node_to_status.set(host, status)

@@ -28,6 +28,7 @@ from framework.scheduler.cycle import Cycle
 from framework.scheduler.event_handlers import ADDED, EventHandlers
 from framework.scheduler.events import EventRecorder
 from framework.scheduler.schedule_one import ScheduleOne, SchedulingAttempt
+from framework.scheduler.schedule_one_podgroup import ScheduleOnePodGroup
 from framework.trace import Observer
 from framework.util.clock import Clock, FakeClock, RealClock
 
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 _START_ORDER = ("Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode")
 
 
-class Scheduler(ScheduleOne, EventHandlers):
+class Scheduler(ScheduleOne, ScheduleOnePodGroup, EventHandlers):
     """One kube-scheduler: its profiles share the queue, the cache and the waiting pods."""
 
     def __init__(
@@ -54,8 +55,10 @@ class Scheduler(ScheduleOne, EventHandlers):
         on_attempt: Callable[[SchedulingAttempt], None] | None = None,
         binding_executor: Any = None,
         event_recorder: EventRecorder | None = None,
+        features: FeatureGates = DEFAULT_FEATURE_GATES,
     ) -> None:
         self.profiles = profiles
+        self.features = features
         self.queue = queue
         self.cache = cache
         self.snapshot = Snapshot()
@@ -105,11 +108,13 @@ class Scheduler(ScheduleOne, EventHandlers):
         rng = random.Random(seed)
         waiting_pods = WaitingPodsMap()
         recorder = EventRecorder(cluster, clock)
+        cache = Cache(generic_workload_enabled=features.enabled("GenericWorkload"))
         profiles = {
             profile.scheduler_name: Framework(
                 registry,
                 profile,
                 waiting_pods=waiting_pods,
+                pod_group_manager=cache,
                 extenders=extenders or (),
                 parallelism=cfg.parallelism,
                 clock=clock,
@@ -134,7 +139,7 @@ class Scheduler(ScheduleOne, EventHandlers):
         scheduler = cls(
             profiles,
             queue,
-            Cache(),
+            cache,
             cluster=cluster,
             clock=clock,
             rng=rng,
@@ -142,6 +147,7 @@ class Scheduler(ScheduleOne, EventHandlers):
             percentage_of_nodes_to_score=cfg.percentage_of_nodes_to_score or 0,
             on_attempt=on_attempt,
             event_recorder=recorder,
+            features=features,
         )
         return scheduler
 

@@ -1,10 +1,11 @@
 """The workload-aware scenarios recorded on the real kube-scheduler v1.36.2
 (tests/fixtures/oracle-workloads, scripts/record-workload-oracle).
 
-Until the engine's pod-group cycle exists, these check what is in place: the engine takes in
-every object the real kube-apiserver took in (``objects validate``), the recordings hold what
-docs/workloads.md says the real scheduler did, and ``simulate`` refuses the objects rather than
-schedule gang members one by one as if they were plain pods.
+These check the recordings themselves: the engine takes in every object the real
+kube-apiserver took in (``objects validate``), the recordings hold what docs/workloads.md says
+the real scheduler did, and ``simulate`` with the GenericWorkload gate off refuses the objects
+rather than schedule gang members one by one as if they were plain pods.
+test_oracle_workloads_replay.py replays them on the engine.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.api.pod_group import NOT_SIMULATED
+from framework.api.pod_group import NEEDS_GENERIC_WORKLOAD
 from framework.cli import main
 from framework.simulator import Simulation, SimulationError
 
@@ -60,11 +61,11 @@ def test_the_engine_takes_in_what_kube_apiserver_took_in(capsys, scenario):
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_simulate_refuses_workload_aware_objects_until_the_cycle_exists(scenario):
+def test_simulate_refuses_workload_aware_objects_with_the_gate_off(scenario):
     folder = FIXTURES / scenario
     with pytest.raises(SimulationError) as excinfo:
         Simulation((folder / "config.yaml").read_text(), (folder / "objects.yaml").read_text())
-    assert f": {NOT_SIMULATED}" in str(excinfo.value)
+    assert f": {NEEDS_GENERIC_WORKLOAD}" in str(excinfo.value)
     assert 'PodGroup "default/' in str(excinfo.value)
 
 

@@ -422,3 +422,30 @@ def test_bad_feature_gates_are_refused_before_it_starts(tmp_path):
         "simulate: GangScheduling is enabled, but depends on features that are disabled: "
         "[GenericWorkload]\n"
     )
+
+
+def test_it_schedules_a_gang_whole_with_the_gang_gates_and_refuses_it_without():
+    folder = "tests/fixtures/oracle-workloads/gang-fits"
+    files = ("--config", f"{folder}/config.yaml", "--objects", f"{folder}/objects.yaml")
+    gates = ("--feature-gates", "GenericWorkload=true,GangScheduling=true")
+
+    gated = simulate(*files, "--output", "json", *gates)
+    refused = simulate(*files)
+
+    assert gated.returncode == 0, gated.stderr
+    attempts = json.loads(gated.stdout)["pods"]
+    assert schema_errors(json.loads(gated.stdout), SCHEMA) == []
+    scheduled = {a["pod"]: a["node"] for a in attempts if a["result"] == "Scheduled"}
+    assert sorted(scheduled) == [f"default/trainer-{i}" for i in range(4)]
+    assert refused.returncode == 1
+    assert "needs the GenericWorkload feature gate" in refused.stderr
+
+
+def test_it_refuses_the_workload_gates_it_does_not_simulate_yet():
+    gates = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true"
+    refused = example("custom-profile", "--feature-gates", gates)
+
+    assert (refused.returncode, refused.stderr) == (
+        1,
+        "simulate: feature gates not simulated yet (docs/workloads.md): WorkloadAwarePreemption\n",
+    )

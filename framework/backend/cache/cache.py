@@ -33,6 +33,12 @@ from framework.backend.cache.errors import (
     kobj,
 )
 from framework.backend.cache.node_tree import NodeTree, NodeTreeError, ZonesExhaustedError
+from framework.backend.cache.pod_group_state import (
+    PodGroupKey,
+    PodGroupState,
+    PodGroupStateLister,
+    pod_group_key,
+)
 from framework.interface.node_info import ImageStateSummary, NodeInfo
 
 if TYPE_CHECKING:
@@ -68,7 +74,9 @@ class Cache:
     Thread-safe: binding cycles may confirm or forget pods while a scheduling cycle runs.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, generic_workload_enabled: bool = False) -> None:
+        """``generic_workload_enabled``: the GenericWorkload gate; with it on, the cache
+        keeps each pod group's members by state (see ``pod_group_state``)."""
         self._lock = threading.Lock()
         self._assumed_pods: set[str] = set()
         self._pod_states: dict[str, Pod] = {}
@@ -79,6 +87,8 @@ class Cache:
         self._list_positions: tuple[list[NodeInfo], dict[int, int]] | None = None
         # Shared by every NodeInfo holding the image, so num_nodes stays current everywhere.
         self._image_states: dict[str, ImageStateSummary] = {}
+        self._generic_workload_enabled = generic_workload_enabled
+        self._pod_group_states: dict[PodGroupKey, PodGroupState] = {}
 
     # -- pods --------------------------------------------------------------------------------
 
@@ -104,7 +114,7 @@ class Cache:
                 )
             if key not in self._assumed_pods:
                 raise CacheError(f"pod {key}({kobj(pod)}) wasn't assumed so cannot be forgotten")
-            self._remove_pod(pod)
+            self._remove_pod(pod, forget=True)
 
     def add_pod(self, pod: Pod) -> None:
         """Confirms an assumed pod (taking the cluster's version of it), or adds a bound pod."""
@@ -198,13 +208,18 @@ class Cache:
         self._pod_states[key] = pod
         if assumed:
             self._assumed_pods.add(key)
+        group = self._pod_group_of(pod)
+        if group is not None:
+            join = self._assume_pod_group_member if assumed else self._add_pod_group_member
+            join(group, pod)
 
     def _update_pod(self, old_pod: Pod, new_pod: Pod) -> None:
         self._remove_pod(old_pod)
         self._add_pod(new_pod, assumed=False)
 
-    def _remove_pod(self, pod: Pod) -> None:
-        """Takes the pod off its node; a node already removed goes once its last pod does."""
+    def _remove_pod(self, pod: Pod, forget: bool = False) -> None:
+        """Takes the pod off its node; a node already removed goes once its last pod does.
+        ``forget``: the pod was only assumed, so its group gets it back as unscheduled."""
         key = get_pod_key(pod)
         node_name = pod.spec.node_name
         item = self._nodes.get(node_name)
@@ -226,6 +241,10 @@ class Cache:
                 self._move_node_info_to_head(node_name)
         self._pod_states.pop(key, None)
         self._assumed_pods.discard(key)
+        group = self._pod_group_of(pod)
+        if group is not None:
+            leave = self._forget_pod_group_member if forget else self._remove_pod_group_member
+            leave(group, pod)
 
     @staticmethod
     def _log_failure(what: str, operation: Callable[..., None], *args: object) -> None:
@@ -234,6 +253,83 @@ class Cache:
             operation(*args)
         except CacheError:
             logger.exception("Error occurred while %s", what)
+
+    # -- pod groups (GenericWorkload) --------------------------------------------------------
+
+    def add_pod_group_member(self, pod: Pod) -> None:
+        """A pending member of a group arrived (the queue gets it too)."""
+        group = self._pod_group_of(pod)
+        if group is not None:
+            with self._lock:
+                self._add_pod_group_member(group, pod)
+
+    def update_pod_group_member(self, old_pod: Pod, new_pod: Pod) -> None:
+        """A pending member changed."""
+        group = self._pod_group_of(new_pod)
+        if group is None:
+            return
+        with self._lock:
+            state = self._known_pod_group_state(group, new_pod, "update", "add")
+            if state is not None:
+                state.update_pod(old_pod, new_pod)
+
+    def remove_pod_group_member(self, pod: Pod) -> None:
+        """A pending member was deleted."""
+        group = self._pod_group_of(pod)
+        if group is not None:
+            with self._lock:
+                self._remove_pod_group_member(group, pod)
+
+    def pod_group_states(self) -> PodGroupStateLister:
+        """The live states, as the GangScheduling plugin reads them outside pod-group cycles
+        (upstream PodGroupManager.PodGroupStates)."""
+        return PodGroupStateLister(self._pod_group_states, self._lock)
+
+    def _pod_group_of(self, pod: Pod) -> PodGroupKey | None:
+        return pod_group_key(pod) if self._generic_workload_enabled else None
+
+    def _add_pod_group_member(self, group: PodGroupKey, pod: Pod) -> None:
+        state = self._pod_group_states.get(group)
+        if state is None:
+            state = self._pod_group_states[group] = PodGroupState()
+        state.add_pod(pod)
+
+    def _remove_pod_group_member(self, group: PodGroupKey, pod: Pod) -> None:
+        state = self._pod_group_states.get(group)
+        if state is None:
+            return
+        state.delete_pod(pod.uid)
+        if state.empty():
+            del self._pod_group_states[group]
+
+    def _assume_pod_group_member(self, group: PodGroupKey, pod: Pod) -> None:
+        state = self._pod_group_states.get(group)
+        if state is None:
+            # A member assumed before the cache heard of it: known from now on, as assumed.
+            state = self._pod_group_states[group] = PodGroupState()
+            state.all_pods[pod.uid] = pod
+        state.assume_pod(pod)
+
+    def _forget_pod_group_member(self, group: PodGroupKey, pod: Pod) -> None:
+        state = self._known_pod_group_state(group, pod, "forget", "add or assume")
+        if state is not None:
+            state.forget_pod(pod.uid)
+
+    def _known_pod_group_state(
+        self, group: PodGroupKey, pod: Pod, operation: str, missed: str
+    ) -> PodGroupState | None:
+        """The group's state; its absence means an event was missed, which upstream logs."""
+        state = self._pod_group_states.get(group)
+        if state is None:
+            logger.error(
+                "Pod group state not found for %s, this indicates a missed %s event "
+                "(pod=%s, podGroupKey=%s)",
+                operation,
+                missed,
+                kobj(pod),
+                group,
+            )
+        return state
 
     # -- nodes -------------------------------------------------------------------------------
 
@@ -415,6 +511,18 @@ class Cache:
                 logger.error(message)
                 self._update_node_info_snapshot_list(snapshot, True)
                 raise SnapshotInconsistentError(message)
+            self._update_pod_group_state_snapshot(snapshot)
+
+    def _update_pod_group_state_snapshot(self, snapshot: Snapshot) -> None:
+        """Drops the snapshot's groups the cache no longer has and copies those whose
+        generation moved on since."""
+        copies = snapshot.pod_group_state_snapshots
+        for group in [g for g in copies if g not in self._pod_group_states]:
+            del copies[group]
+        for group, state in self._pod_group_states.items():
+            copy = copies.get(group)
+            if copy is None or copy.generation != state.generation:
+                copies[group] = state.snapshot()
 
     def _copy_changed_node_infos(self, snapshot: Snapshot) -> _SnapshotChanges:
         changes = _SnapshotChanges()

@@ -17,6 +17,12 @@ from framework.backend.cache.errors import (
     NodeInfoNotFoundError,
     get_pod_key,
 )
+from framework.backend.cache.pod_group_state import (
+    PodGroupKey,
+    PodGroupStateLister,
+    PodGroupStateSnapshot,
+    pod_group_key,
+)
 from framework.interface.node_info import ImageStateSummary, NodeInfo, PodInfo
 from framework.interface.node_sums import NodeQuery, NodeSums, OnNodesWith
 
@@ -42,6 +48,7 @@ class Snapshot:
         "node_info_list",
         "node_info_map",
         "node_sums",
+        "pod_group_state_snapshots",
         "used_pvc_set",
     )
 
@@ -59,6 +66,8 @@ class Snapshot:
         # Sums over the nodes that plugins ask for every cycle, and the NodeInfos changed in
         # place since (whoever changes one calls node_sums.node_changed).
         self.node_sums = NodeSums()
+        # Each pod group's state as the cache had it at the last refresh (GenericWorkload).
+        self.pod_group_state_snapshots: dict[PodGroupKey, PodGroupStateSnapshot] = {}
 
     # -- SharedLister ------------------------------------------------------------------------
 
@@ -67,6 +76,10 @@ class Snapshot:
 
     def storage_infos(self) -> Snapshot:
         return self
+
+    def pod_group_states(self) -> PodGroupStateLister:
+        """The groups' states as this cycle began, with what the cycle assumed since."""
+        return PodGroupStateLister(self.pod_group_state_snapshots)
 
     # -- NodeInfoLister ----------------------------------------------------------------------
 
@@ -145,6 +158,9 @@ class Snapshot:
         node_info.generation = generation
         self.node_sums.node_changed(node_info)
         self.assumed_pods[key] = pod
+        group = self._pod_group_state_of(pod)
+        if group is not None:
+            group.assume_pod(pod)
 
     def forget_pod(self, pod: Pod) -> None:
         """Undoes ``assume_pod``; raises CacheError for a pod not assumed in this snapshot."""
@@ -154,8 +170,13 @@ class Snapshot:
             raise CacheError(f'assumed pod "{key}" not found in the snapshot')
         node_name = assumed.spec.node_name
         node_info = self.node_info_map.get(node_name)
-        if node_info is None:
-            return
+        if node_info is not None:
+            self._remove_assumed(node_name, node_info, pod)
+        group = self._pod_group_state_of(assumed)
+        if group is not None:
+            group.forget_pod(assumed.uid)
+
+    def _remove_assumed(self, node_name: str, node_info: NodeInfo, pod: Pod) -> None:
         generation = node_info.generation
         try:
             node_info.remove_pod(pod)
@@ -165,6 +186,12 @@ class Snapshot:
         self.node_sums.node_changed(node_info)
         if not node_info.pods and node_info.node is None:
             del self.node_info_map[node_name]
+
+    def _pod_group_state_of(self, pod: Pod) -> PodGroupStateSnapshot | None:
+        """The snapshot's copy of the pod's group; None outside groups or with the
+        GenericWorkload gate off (the cache then copies no group in)."""
+        group = pod_group_key(pod)
+        return None if group is None else self.pod_group_state_snapshots.get(group)
 
     def forget_all_assumed_pods(self) -> None:
         """A safety net run before every refresh, for pods a cycle failed to forget."""
@@ -181,8 +208,11 @@ class Snapshot:
         )
 
 
-def new_snapshot(pods: Iterable[Pod], nodes: Iterable[Node]) -> Snapshot:
-    """A snapshot built directly from objects, for tests (upstream NewSnapshot).
+def new_snapshot(
+    pods: Iterable[Pod], nodes: Iterable[Node], *, generic_workload_enabled: bool = False
+) -> Snapshot:
+    """A snapshot built directly from objects, for tests (upstream NewSnapshot); with the
+    GenericWorkload gate, the pods' groups get their states too.
 
     Pods are placed on the NodeInfo named by ``spec.node_name``, even when no such node is
     given; those node-less NodeInfos are listed too, as upstream does. Upstream lists in Go
@@ -205,7 +235,19 @@ def new_snapshot(pods: Iterable[Pod], nodes: Iterable[Node]) -> Snapshot:
         n for n in snapshot.node_info_list if n.pods_with_required_anti_affinity
     ]
     snapshot.used_pvc_set = create_used_pvc_set(pods)
+    if generic_workload_enabled:
+        snapshot.pod_group_state_snapshots = create_pod_group_states(pods)
     return snapshot
+
+
+def create_pod_group_states(pods: Iterable[Pod]) -> dict[PodGroupKey, PodGroupStateSnapshot]:
+    """Each group named by the pods, with them as its members."""
+    states: dict[PodGroupKey, PodGroupStateSnapshot] = {}
+    for pod in pods:
+        group = pod_group_key(pod)
+        if group is not None:
+            states.setdefault(group, PodGroupStateSnapshot()).add_pod(pod)
+    return states
 
 
 def create_node_info_map(pods: Iterable[Pod], nodes: Iterable[Node]) -> dict[str, NodeInfo]:

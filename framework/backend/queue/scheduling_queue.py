@@ -162,6 +162,7 @@ class PriorityQueue:
         self._pod_signers = pod_signers
         self._feature_gates = feature_gates
         self._opportunistic_batching = feature_gates.enabled("OpportunisticBatching")
+        self._generic_workload = feature_gates.enabled("GenericWorkload")
         if pop_from_backoff_q is None:
             pop_from_backoff_q = feature_gates.enabled("SchedulerPopFromBackoffQ")
         self._pop_from_backoff_q = pop_from_backoff_q
@@ -350,6 +351,10 @@ class PriorityQueue:
         """The strongest strategy any event received during the pod's flight calls for."""
         if not pod_info.unschedulable_plugins and not pod_info.pending_plugins:
             # An error, not a rejection: no event is awaited, so retry after the backoff.
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        if self._generic_workload and pod_info.pod.spec.pod_group_name is not None:
+            # A pod group's members retry on backoff alone: upstream has no event-based
+            # requeueing for whole groups yet.
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         events = self.active_q.cluster_events_for_pod(pod_info)
         if events is None:

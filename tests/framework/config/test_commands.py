@@ -119,6 +119,26 @@ def test_validate_uses_the_given_feature_gates(config_file) -> None:
     assert run("validate", path, "--feature-gates", "StorageCapacityScoring=true").returncode == 0
 
 
+def test_validate_accepts_gang_scheduling_with_its_gate_off_as_upstream(config_file) -> None:
+    # kube-scheduler v1.36.2 builds every registered plugin whatever the gates.
+    path = config_file(
+        "leaderElection:\n  leaderElect: false\n"
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n"
+        "      enabled:\n      - name: GangScheduling\n"
+    )
+
+    done = run("validate", path)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "configuration is valid\n", "")
+
+
+def test_defaults_with_the_gang_gates_add_gang_scheduling() -> None:
+    result = run("defaults", "--feature-gates", "GenericWorkload=true,GangScheduling=true")
+
+    multi_point = yaml.safe_load(result.stdout)["profiles"][0]["plugins"]["multiPoint"]
+    assert multi_point["enabled"][-1] == {"name": "GangScheduling", "weight": 0}
+
+
 def test_an_unknown_feature_gate_is_an_error() -> None:
     result = run("defaults", "--feature-gates", "Nope=true")
 

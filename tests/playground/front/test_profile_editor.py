@@ -191,13 +191,14 @@ def test_a_plugin_is_offered_only_at_the_points_it_implements(logged_in, workspa
     assert offered(content, "preEnqueue") == [
         "DefaultPreemption",
         "DynamicResources",
+        "GangScheduling",
         "SchedulingGates",
     ]
     assert "ImageLocality" in offered(content, "score")
     assert "NodeName" not in offered(content, "score")  # a Filter plugin only
     assert "NodeName" in offered(content, "filter")
     assert not {"ImageLocality", "PrioritySort", "DefaultBinder"} & set(offered(content, "filter"))
-    assert offered(content, "permit") == ["WaitForApproval"]
+    assert offered(content, "permit") == ["GangScheduling", "WaitForApproval"]
     assert offered(content, "queueSort") == []  # PrioritySort, the only one, is enabled
     assert "every plugin that implements queueSort is enabled" in content
 
