@@ -61,9 +61,8 @@ class JSONField(models.JSONField):
         return dumps(value)
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
-        if self.decoder is not None or not isinstance(value, str | bytes):
-            return super().from_db_value(value, expression, connection)
-        if isinstance(expression, KeyTransform):
+        keeps_django = self.decoder is not None or isinstance(expression, KeyTransform)
+        if keeps_django or not isinstance(value, str | bytes):
             return super().from_db_value(value, expression, connection)
         try:
             return loads(value)

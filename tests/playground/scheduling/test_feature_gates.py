@@ -19,6 +19,7 @@ from playground.workspaces.models import (
     SchedulingAttempt,
 )
 from tests.playground.scheduling.manifests import node_manifest, pod_manifest
+from tests.playground.scheduling.test_service import settle
 
 pytestmark = pytest.mark.django_db
 
@@ -36,16 +37,6 @@ def add_cluster(cluster) -> None:
     """A node of 2 CPUs and a pod asking for 3 at pod level (100m in its container)."""
     cluster.add(node_manifest("n1", cpu="2"))
     cluster.add(pod_manifest("big", resources={"requests": {"cpu": "3"}}))
-
-
-def settle(service, binding_tasks, rounds: int = 20) -> None:
-    for _ in range(rounds):
-        assert service.tick()
-        if binding_tasks.requests:
-            binding_tasks.run_all()
-        elif not service.busy:
-            return
-    raise AssertionError("the service did not settle")
 
 
 def results() -> list[tuple[str, str]]:
