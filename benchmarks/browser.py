@@ -29,10 +29,12 @@ TIMEOUT_SECONDS = 60.0
 """How long one HTTP request may take."""
 _BOUND_BADGE = re.compile(r'id="column-bound".*?class="badge">(\d+)<', re.DOTALL)
 _LIVE_PANEL = re.compile(r'<section id="live-trace"')
-"""The Live panel (templates/front/debugger_live.html): only a ``trace.events`` message
-renders it."""
+"""The Live panel (templates/front/debugger_live.html): a ``trace.events`` message renders it,
+and so does ``trace.followed`` (the service read the page's watch) before any event came."""
 _LIVE_POD = re.compile(r"<strong>([^<]+)</strong>")
-"""The pod the Live panel shows, its first bold text."""
+"""The pod the Live panel shows, its first bold text (only a ``trace.events`` panel has one)."""
+_FOLLOWED = 'data-following="true"'
+"""What the Live panel says once the service follows the page."""
 
 
 class BrowserError(Exception):
@@ -178,12 +180,14 @@ class LiveWatcher(PageSocket):
     Its socket registers a watch, so the scheduler streams the watched pods' extension points
     (``trace.events``) to it; each one the page renders comes as its Live panel. ``live``
     counts those messages, ``live_pods`` the pods they showed: proof that the stream arrived.
+    ``followed`` tells that the service said it read the watch (``trace.followed``).
     """
 
     def __init__(self, browser: Browser, path: str) -> None:
         super().__init__(browser, path)
         self.live = 0
         self.live_pods: set[str] = set()
+        self.followed = False
 
     @classmethod
     def pod_page(cls, browser: Browser, slug: str, uid: str) -> LiveWatcher:
@@ -193,13 +197,19 @@ class LiveWatcher(PageSocket):
     def debugger_page(cls, browser: Browser, slug: str) -> LiveWatcher:
         return cls(browser, f"/ws/w/{slug}/?view=debugger")
 
+    def wait_followed(self, seconds: float) -> bool:
+        """Waits until the service follows the page; whether it did within ``seconds``."""
+        self._wait(lambda: self.followed or self._closed_because, seconds)
+        return self.followed
+
     def _received(self, html: str) -> None:
         panel = _LIVE_PANEL.search(html)
         if panel is None:
             return
-        self.live += 1
+        self.followed = self.followed or _FOLLOWED in html[panel.end() :]
         pod = _LIVE_POD.search(html, panel.end())
         if pod is not None:
+            self.live += 1
             self.live_pods.add(pod.group(1))
 
 

@@ -77,9 +77,9 @@ WATCHES = (NOBODY, POD, WORKSPACE)
 """Who watches the live trace during a run: nobody, one pod's page, the debugger page."""
 WATCH_GATE = "playground.dev/page-opening"
 """The scheduling gate that holds the watched pod until its page watches (``_create_watched``)."""
-WATCHES_READ_SECONDS = 1.5
-"""Long enough for the scheduler service to have read a new watch: it reads them once a
-second (``playground/scheduling/live_trace.py``)."""
+FOLLOWED_SECONDS = 30.0
+"""How long a page may wait for the service to say it follows the page's watch (it reads the
+watches once a second, ``playground/scheduling/live_trace.py``)."""
 
 
 class NotProductionMode(Exception):
@@ -226,7 +226,7 @@ class _Bench:
             if watch == WORKSPACE:
                 page = LiveWatcher.debugger_page(self.browser, self.slug)
                 watcher = self._open(pages, page, WORKSPACE, "")
-                time.sleep(WATCHES_READ_SECONDS)  # the run is watched from its first pod
+                _await_followed(page)  # the run is watched from its first pod
             watched = watched_pod(pods)
             meters = self._meters()
             before = {name: meter() for name, meter in meters.items()}
@@ -272,7 +272,7 @@ class _Bench:
     ) -> tuple[LiveWatcher, Watch]:
         """Creates pods ``first`` to ``end - 1`` with the watched one gated (a scheduling gate
         keeps it out of the active queue), opens its page, and lifts the gate once the service
-        has surely read the page's watch. Without the gate the scheduler could reach the pod
+        said it follows the page's watch. Without the gate the scheduler could reach the pod
         before that whenever it keeps up with the creation, and the page would get no live
         event: the run would measure nothing. The one pod's wait is part of its latency."""
         self._create(first, watched)
@@ -281,7 +281,7 @@ class _Bench:
         self._create(watched, watched + 1, gated)
         watcher = self._open_pod_page(pages, watched)
         self._create(watched + 1, end)
-        time.sleep(max(0.0, watcher[1].opened + WATCHES_READ_SECONDS - time.monotonic()))
+        _await_followed(watcher[0])
         self._ungate(watched)
         return watcher
 
@@ -396,6 +396,11 @@ def _watching(watch: str, pods: int) -> str:
     if watch == POD:
         return f"the page of pod {pod_template()['metadata']['name']}-{watched_pod(pods)}"
     return "the debugger page" if watch == WORKSPACE else NOBODY
+
+
+def _await_followed(page: LiveWatcher) -> None:
+    if not page.wait_followed(FOLLOWED_SECONDS):
+        raise BrowserError(f"the scheduler did not follow {page.path} in {FOLLOWED_SECONDS} s")
 
 
 def _received(watcher: tuple[LiveWatcher, Watch] | None) -> Watch | None:

@@ -45,6 +45,10 @@ PANEL_VIEWS = ("overview", "queue")
 """Views that show the scheduler's panel (state, lease, Pause / Resume) besides the top bar."""
 CLUSTER_NEWS = {broadcast.QUEUE_STATUS, broadcast.ATTEMPTS_RECORDED, broadcast.NODE_USAGE}
 """Messages that say the cluster or the attempts changed: the overview's counts may differ."""
+STATE_CHECK = "state.check"
+"""The type of the message a workspace socket gives itself every few seconds to read the state
+again: the scheduler's, which a lapsed lease changes without a message, and the board's, which
+a message the channel layer dropped (a full channel) would otherwise leave stale for good."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +107,8 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     board = _published_board(status["status"]) if status else None
     if board is None and broadcast.ATTEMPTS_RECORDED in latest and view.name == "pods":
         board = board_of(workspace)  # a pod was bound or failed: its row changes
+    if board is None and STATE_CHECK in latest and view.name in BOARD_VIEWS:
+        board = board_of(workspace)  # as stored: only what differs from the page goes out
     if view.name == "overview" and latest.keys() & CLUSTER_NEWS:
         parts.append(_overview(workspace))
     elif board is not None and view.name in BOARD_VIEWS:
@@ -115,6 +121,8 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     trace = latest.get(broadcast.TRACE_EVENTS)
     if trace is not None and view.name == DEBUGGER:
         parts.append(live_trace(workspace, trace))
+    elif broadcast.TRACE_FOLLOWED in latest and view.name == DEBUGGER:
+        parts.append(live_trace(workspace, latest[broadcast.TRACE_FOLLOWED]))
     stop = latest.get(broadcast.DEBUG_STOP)
     if stop is not None and view.name == DEBUGGER:
         parts.append(render_stop_parts(workspace, stored=stop))
@@ -219,6 +227,8 @@ def pod_update(workspace: Workspace, uid: str, messages: list[dict[str, Any]]) -
     trace = latest.get(broadcast.TRACE_EVENTS)
     if trace is not None:
         parts.append(live_trace(workspace, trace, pod_page=True))
+    elif broadcast.TRACE_FOLLOWED in latest:
+        parts.append(live_trace(workspace, latest[broadcast.TRACE_FOLLOWED], pod_page=True))
     if broadcast.POD_TRACE in latest:
         parts.append(_pod_attempts(workspace, uid))
     stop = latest.get(broadcast.DEBUG_STOP)
@@ -242,12 +252,14 @@ def stop_resync(workspace: Workspace, pod_uid: str | None = None) -> str:
     return html
 
 
-def live_trace(workspace: Workspace, trace: dict[str, Any], pod_page: bool = False) -> str:
+def live_trace(workspace: Workspace, trace: dict[str, Any] | None, pod_page: bool = False) -> str:
     """The Live panel: the extension points of the attempt under way that completed so far.
 
     ``trace`` is a ``trace.events`` message carrying every event of the attempt so far (the
-    consumer adds them up).
+    consumer adds them up), or a ``trace.followed`` one before any event came; either says
+    whether the service follows the page yet (``following``: it answered the page's watch).
     """
-    return render_to_string(
-        "front/debugger_live.html", live_trace_context(workspace, trace, pod_page)
-    )
+    events = trace if trace and trace["type"] == broadcast.TRACE_EVENTS else None
+    context = live_trace_context(workspace, events, pod_page)
+    context["live_following"] = bool(trace and trace.get("following"))
+    return render_to_string("front/debugger_live.html", context)

@@ -1,4 +1,5 @@
-"""The only place that sends to channel groups: what the scheduler service tells browsers.
+"""The only place that sends to channel groups (and to one page's channel): what the scheduler
+service tells browsers.
 
 Group names are built here from database ids (and a pod's uid, reduced to safe characters),
 never from raw input. Each message's ``type`` names the consumer handler that receives it
@@ -31,6 +32,9 @@ never from raw input. Each message's ``type`` names the consumer handler that re
   while a page watches (``LiveWatch``): to the pod's group when that pod is watched, to
   ``debugger_group`` when the whole workspace is (the attempt under way only); at most one
   message per pod every 0.1 s, and at the end of each tick.
+- ``trace.followed`` (one page's channel): nothing more. The service read the page's watch
+  (``LiveWatch``) and streams its pod's trace events from its next tick on: the Live panel says
+  so, and a person (or a test) knows the next attempt will show, PreEnqueue included.
 - ``service.state`` (workspace group): nothing more. The scheduler's state (running, paused,
   starting, no scheduler; who holds the lease) changed: consumers read it again from the
   database (``playground.scheduling.scheduler_state``), the one place every page reads it.
@@ -60,6 +64,7 @@ ATTEMPTS_RECORDED = "attempts.recorded"
 POD_TRACE = "pod.trace"
 TRACE_EVENTS = "trace.events"
 SERVICE_STATE = "service.state"
+TRACE_FOLLOWED = "trace.followed"
 DEBUG_STOP = "debug.stop"
 
 CHANNEL_LOOPS_KEPT = 1000
@@ -149,6 +154,11 @@ def send_trace_events(
         send(debugger_group(workspace_id), message)
 
 
+def send_followed(channel: str) -> None:
+    """The service follows the page of ``channel`` (its watch was read)."""
+    send_to_channel(channel, {"type": TRACE_FOLLOWED})
+
+
 def send_service_state(workspace_id: int) -> None:
     """The scheduler's state changed; send it once the change is written to the database."""
     send(workspace_group(workspace_id), {"type": SERVICE_STATE})
@@ -167,8 +177,24 @@ def send(group: str, message: dict[str, Any]) -> Future | None:
     return asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
 
 
+def send_to_channel(channel: str, message: dict[str, Any]) -> Future | None:
+    """Queues ``message`` for one page's ``channel``; returns the send's future."""
+    layer = get_channel_layer()
+    if layer is None:
+        return None
+    loop = _loop_of(layer, [channel]) or _sender.loop()
+    return asyncio.run_coroutine_threadsafe(layer.send(channel, message), loop)
+
+
 def _consumers_loop(layer: Any, group: str) -> asyncio.AbstractEventLoop | None:
-    """The running loop an in-memory layer's consumers of ``group`` wait on, if any.
+    """The running loop an in-memory layer's consumers of ``group`` wait on, if any."""
+    if not isinstance(layer, InMemoryChannelLayer):
+        return None
+    return _loop_of(layer, list(layer.groups.get(group, {})))
+
+
+def _loop_of(layer: Any, channels: list[str]) -> asyncio.AbstractEventLoop | None:
+    """The running loop an in-memory layer's consumer of one of ``channels`` waits on, if any.
 
     The layer drops a channel's queue whenever it is empty, and the next one knows its loop
     only once the consumer awaits it: between two messages of a burst there is often no queue
@@ -180,7 +206,7 @@ def _consumers_loop(layer: Any, group: str) -> asyncio.AbstractEventLoop | None:
     if not isinstance(layer, InMemoryChannelLayer):
         return None
     seen = _sender.channel_loops
-    for channel in list(layer.groups.get(group, {})):
+    for channel in channels:
         queue = layer.channels.get(channel)
         loop = getattr(queue, "_loop", None) or seen.get(channel)
         if loop is not None and loop.is_running():

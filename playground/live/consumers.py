@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -41,10 +41,9 @@ logger = logging.getLogger(__name__)
 RENDER_INTERVAL = 0.25
 """Seconds between two renders for one page, at most four updates a second."""
 STATE_CHECK_SECONDS = 5.0
-"""Seconds between two readings of the scheduler's state by a workspace page's socket, which
-sees a lease lapse (its worker died) that no message announces."""
-STATE_CHECK = "state.check"
-"""The type of the message a workspace socket gives itself to read the state again."""
+"""Seconds between two readings of the scheduler's state (and the board) by a workspace page's
+socket (``live.STATE_CHECK``), which sees a lease lapse (its worker died) that no message
+announces, and catches up with a message the channel layer dropped."""
 WATCH_SECONDS = 90.0
 """How long a page's watch lasts unless renewed: a socket that died without closing stops
 costing the scheduler this long after its last renewal."""
@@ -70,6 +69,9 @@ class LiveAttempt:
     attempt: int | None
     chunks: tuple[tuple[int, tuple[dict[str, Any], ...]], ...] = ()
     """(seq, events) of each message, in seq order."""
+    after: int = 0
+    """The last seq of the attempt before this one: a PreEnqueue message with a seq between it
+    and this attempt's first came before this attempt and let it in, however late it arrives."""
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -82,12 +84,23 @@ class LiveAttempt:
         PreEnqueue's events (attempt None) stay with the attempt that follows them."""
         attempt, seq = message.get("attempt"), message.get("seq", 0)
         same_pod = (message["pod"], message["uid"]) == (self.pod, self.uid)
-        if same_pod and (attempt == self.attempt or (self.attempt is None and attempt)):
+        if same_pod and self._joins(attempt, seq):
             chunks = sorted([*self.chunks, (seq, tuple(message["events"]))], key=lambda c: c[0])
-            return LiveAttempt(self.pod, self.uid, attempt, tuple(chunks))
+            attempt = self.attempt or attempt
+            return LiveAttempt(self.pod, self.uid, attempt, tuple(chunks), self.after)
         if self.chunks and seq and seq < self.chunks[0][0]:
             return self
-        return LiveAttempt.of(message)
+        latest = self.chunks[-1][0] if self.chunks else 0
+        return replace(LiveAttempt.of(message), after=latest)
+
+    def _joins(self, attempt: int | None, seq: int) -> bool:
+        """Whether a message of this pod belongs to this attempt: the same attempt, this
+        attempt's first numbered message after its PreEnqueue, or its PreEnqueue arriving
+        after the attempt's first message (messages may overtake each other on the way)."""
+        if attempt == self.attempt or (self.attempt is None and attempt):
+            return True
+        first = self.chunks[0][0] if self.chunks else 0
+        return attempt is None and bool(seq) and self.after < seq < first
 
     @classmethod
     def of(cls, message: dict[str, Any]) -> LiveAttempt:
@@ -112,6 +125,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
     joined: tuple[str, ...] = ()
     workspace: Workspace | None = None
     _live: LiveAttempt | None = None
+    _followed = False
+    """Whether the scheduler service said it follows this page's watch (``trace.followed``)."""
     _watch_renewals: asyncio.Task | None = None
     _playing: float | None = None
     """The pace of the last stop shown, while the scheduler plays."""
@@ -241,7 +256,20 @@ class LiveConsumer(AsyncWebsocketConsumer):
     async def trace_events(self, message: dict[str, Any]) -> None:
         """Adds the message's events to the current attempt's and renders the sum."""
         self._live = LiveAttempt.of(message) if self._live is None else self._live.add(message)
-        await self.coalesce(self._live.message())
+        await self._show_live()
+
+    async def trace_followed(self, message: dict[str, Any]) -> None:
+        """The service read the page's watch: from its next tick on it streams the page's
+        pod (PreEnqueue included), and the Live panel says so."""
+        self._followed = True
+        await self._show_live()
+
+    async def _show_live(self) -> None:
+        """Renders the Live panel: the attempt so far (if any) and whether it is followed."""
+        shown = (
+            self._live.message() if self._live is not None else {"type": broadcast.TRACE_FOLLOWED}
+        )
+        await self.coalesce({**shown, "following": self._followed})
 
     # -- coalesced rendering ----------------------------------------------------------------
 
@@ -312,7 +340,7 @@ class WorkspaceConsumer(LiveConsumer):
     async def _check_state(self) -> None:
         while True:
             await asyncio.sleep(STATE_CHECK_SECONDS)
-            await self.coalesce({"type": STATE_CHECK})
+            await self.coalesce({"type": live.STATE_CHECK})
 
     def prepare(self) -> bool:
         self.view = live.LiveView.from_query(self.scope.get("query_string", b""))

@@ -64,6 +64,8 @@ class LiveTrace:
         self._pods: frozenset[str] = frozenset()
         self._everyone = False
         self._refreshed = float("-inf")
+        self._followed: frozenset[str] = frozenset()
+        """The channels of the pages whose watch was read (each told so once)."""
         self._flushed = clock.now()
         self._batches: list[_Batch] = []
         """Events to send, in order: one batch per pod and attempt."""
@@ -85,19 +87,25 @@ class LiveTrace:
 
     def refresh(self, force: bool = False) -> bool:
         """Reads the live watches again (at most once every REFRESH_SECONDS, unless forced);
-        whether anyone watches. Events of pods nobody watches any more are dropped."""
+        whether anyone watches. Events of pods nobody watches any more are dropped; a page
+        watching for the first time is told it is followed (``broadcast.send_followed``):
+        the service observes its pod from its next tick on."""
         now = self.clock.now()
         if force or now - self._refreshed >= REFRESH_SECONDS:
             self._refreshed = now
-            pods = set(
+            watches = dict(
                 LiveWatch.objects.filter(
                     workspace_id=self.workspace_id,
                     expires__gt=datetime.fromtimestamp(now, tz=UTC),
-                ).values_list("pod", flat=True)
+                ).values_list("channel", "pod")
             )
+            pods = set(watches.values())
             self._everyone = "" in pods
             self._pods = frozenset(pods - {""})
             self._forget_unwatched()
+            for channel in watches.keys() - self._followed:
+                broadcast.send_followed(channel)
+            self._followed = frozenset(watches)
         return self.watching
 
     def watched(self, pod_key: str) -> bool:

@@ -93,10 +93,17 @@ def test_the_watcher_counts_the_live_panels_the_playground_renders(pod_page) -> 
         "attempt": 1,
         "events": [{"kind": "extensionPoint", "point": "preFilter", "code": "Success"}],
     }
-    panel = live_trace(SimpleNamespace(slug="bench"), trace, pod_page=pod_page)
+    workspace = SimpleNamespace(slug="bench")
+    followed = {"type": "trace.followed", "following": True}
+    followed_panel = live_trace(workspace, followed, pod_page=pod_page)
+    panel = live_trace(workspace, trace, pod_page=pod_page)
     watcher = LiveWatcher.pod_page(Browser("http://127.0.0.1:1"), "bench", "u-7")
 
-    for html in ('<span id="service-state">running</span>', panel, panel):
+    watcher._received('<span id="service-state">running</span>')
+    assert not watcher.followed
+    watcher._received(followed_panel)
+    assert watcher.followed and watcher.live == 0, "the service follows; no event came yet"
+    for html in (panel, panel):
         watcher._received(html)
 
     assert (watcher.live, watcher.live_pods) == (2, {"default/bench-7"})

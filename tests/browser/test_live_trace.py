@@ -17,11 +17,6 @@ from tests.browser.test_pod_page_live import NODE_YAML
 
 POD = "default/giant"
 
-WATCH_READ_MS = 5_000
-"""The service reads the watches at most once a second, and observes from its next tick on.
-A stopgap: 2 s was too short once in CI under load (the PreEnqueue event came before the watch
-was read); the test should wait for the service to acknowledge the watch instead."""
-
 
 def test_a_pods_extension_points_appear_live_on_its_page(context, demo):
     page = context.new_page()
@@ -31,7 +26,9 @@ def test_a_pods_extension_points_appear_live_on_its_page(context, demo):
     page.goto(page.get_by_role("link", name=POD).get_attribute("href"))
     expect(page.get_by_role("heading", name=f"Pod {POD}")).to_be_visible()
     live = page.locator("#live-trace")
-    expect(live).to_contain_text("Waiting for the next attempt of this pod")
+    # The service answers the page's watch once it has read it: from then on it streams this
+    # pod's trace events, PreEnqueue included.
+    expect(live).to_contain_text("The scheduler follows this page:", timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#pod-attempts > tbody > tr").first).to_contain_text(
         "Unschedulable", timeout=LIVE_TIMEOUT_MS
     )
@@ -41,7 +38,6 @@ def test_a_pods_extension_points_appear_live_on_its_page(context, demo):
         "document.querySelector('#latest-attempt')) & Node.DOCUMENT_POSITION_FOLLOWING"
     )
     mark_page(page)
-    page.wait_for_timeout(WATCH_READ_MS)
 
     # A node big enough, added in another tab: the scheduler tries the pod again.
     create_in_editor(context.new_page(), NODE_YAML, "Saved Node huge-1.")

@@ -207,11 +207,35 @@ def test_the_pod_page_is_idle_until_an_attempt_of_its_pod_comes(owner, workspace
     page = client.get("/w/lab/pods/uid-web/").content.decode()
     live = page.index('id="live-trace"')
     assert live < page.index("<h2>Latest attempt</h2>")
+    assert "Waiting for the scheduler to follow this page" in page[live:]
     assert "Waiting for the next attempt of this pod" in page[live:]
 
     debugger = client.get("/w/lab/debugger/").content.decode()
     assert 'id="live-trace"' in debugger
     assert "Waiting for the next attempt of any pod" in debugger
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        (POD_PAGE, "Waiting for the next attempt of this pod"),
+        (DEBUGGER_PAGE, "Waiting for the next attempt of any pod"),
+    ],
+    ids=["pod page", "debugger page"],
+)
+def test_the_live_panel_says_when_the_service_follows_the_page(owner, workspace, path, said):
+    store(workspace, pod("web"))
+
+    async def scenario(ws, connected, first):
+        [channel] = await database_sync_to_async(
+            lambda: list(LiveWatch.objects.values_list("channel", flat=True))
+        )()
+        broadcast.send_followed(channel)
+        return await ws.receive_from(timeout=5)
+
+    html = connect_and(path, owner, scenario)
+    assert html.startswith('<section id="live-trace"')
+    assert "The scheduler follows this page:" in html and said in html
 
 
 # ----------------------------------------------------------------------------------------------
@@ -249,6 +273,20 @@ def test_messages_that_overtake_each_other_are_put_back_in_the_order_sent():
     assert [e["point"] for e in live.events] == ["preFilter", "filter", "preScore", "score"]
     # A message of an earlier attempt that arrives late does not replace the attempt shown.
     assert live.add(message(2, "postFilter", attempt=0)) is live
+
+
+def test_a_pre_enqueue_that_arrives_after_its_attempt_still_joins_it():
+    def message(seq, point_name, attempt):
+        events = [{"kind": "extensionPoint", "point": point_name, "code": "Success"}]
+        return {"pod": "default/web", "uid": "u", "attempt": attempt, "events": events, "seq": seq}
+
+    live = LiveAttempt.of(message(3, "postFilter", 1))
+    live = live.add(message(5, "preFilter", 2))  # overtook the PreEnqueue sent before it
+    live = live.add(message(4, "preEnqueue", None))
+    assert live.attempt == 2
+    assert [e["point"] for e in live.events] == ["preEnqueue", "preFilter"]
+    # One sent before the attempt before (seq 2 < 3) is stale: it changes nothing.
+    assert live.add(message(2, "preEnqueue", None)) is live
 
 
 # ----------------------------------------------------------------------------------------------

@@ -174,6 +174,23 @@ def test_a_lease_that_lapses_unannounced_shows_as_no_scheduler(owner, workspace,
     assert ">no scheduler</span>" in html
 
 
+def test_a_board_whose_message_was_lost_catches_up_at_the_next_state_check(
+    owner, workspace, monkeypatch
+):
+    """A full channel drops messages silently (channels_redis's capacity): the board, which an
+    idle scheduler would never send again, is read from the database every few seconds."""
+    monkeypatch.setattr("playground.live.consumers.STATE_CHECK_SECONDS", 0.2)
+
+    async def scenario(ws, connected, first):
+        await database_sync_to_async(store)(workspace, pod("web", nodeName="n1"))
+        return first, await ws.receive_from(timeout=5)  # no message was sent: the check's
+
+    first, html = connect_and("/ws/w/lab/?view=queue", owner, scenario)
+    assert '<h3>Bound <span class="badge">0</span></h3>' in first
+    assert '<h3>Bound <span class="badge">1</span></h3>' in html
+    assert "default/web</a>" in html
+
+
 def test_news_that_change_nothing_on_the_page_send_nothing(owner, workspace):
     async def scenario(ws, connected, first):
         broadcast.send_status(workspace.pk, {"queue": {}, "paused": False})

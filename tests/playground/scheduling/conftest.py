@@ -23,9 +23,12 @@ def clock():
 
 @pytest.fixture
 def sent(monkeypatch):
-    """Every broadcast message, as (group, message), instead of sending it."""
+    """Every broadcast message, as (group or channel, message), instead of sending it."""
     messages: list[tuple[str, dict]] = []
     monkeypatch.setattr(broadcast, "send", lambda group, message: messages.append((group, message)))
+    monkeypatch.setattr(
+        broadcast, "send_to_channel", lambda channel, message: messages.append((channel, message))
+    )
     return messages
 
 

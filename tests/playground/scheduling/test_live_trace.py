@@ -262,7 +262,30 @@ def live(workspace, sent):
     live = LiveTrace(workspace.pk, clock, FakeScheduler())
     watch(workspace, clock, "default/a")
     assert live.refresh()
+    assert sent == [("test.default/a", {"type": broadcast.TRACE_FOLLOWED})]
+    sent.clear()
     return live
+
+
+def test_each_page_is_told_once_that_its_watch_is_followed(live, workspace, sent):
+    live.clock.step(1.0)
+    watch(workspace, live.clock, "default/a", channel="second-tab")
+    watch(workspace, live.clock, "", channel="debugger-page")
+    assert live.refresh()
+    assert sorted(sent) == [
+        ("debugger-page", {"type": broadcast.TRACE_FOLLOWED}),
+        ("second-tab", {"type": broadcast.TRACE_FOLLOWED}),
+    ], "only the pages not told yet, each on its own channel"
+
+    sent.clear()
+    LiveWatch.objects.filter(channel="second-tab").delete()
+    live.clock.step(1.0)
+    live.refresh()
+    live.clock.step(1.0)
+    watch(workspace, live.clock, "default/a", channel="second-tab")  # the page reconnected
+    live.clock.step(1.0)
+    live.refresh()
+    assert sent == [("second-tab", {"type": broadcast.TRACE_FOLLOWED})]
 
 
 def test_an_unwatched_pods_events_are_not_kept(live, sent):
