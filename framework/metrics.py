@@ -21,6 +21,17 @@ RESOURCECLAIM_CREATES_TOTAL = f"{SCHEDULER_SUBSYSTEM}_resourceclaim_creates_tota
 """Label ``status`` (``success``, ``failure``): the claims DynamicResources creates for DRA
 extended resources (DRAExtendedResource)."""
 
+PREEMPTION_ATTEMPTS_TOTAL = f"{SCHEDULER_SUBSYSTEM}_preemption_attempts_total"
+"""No labels: every run of DefaultPreemption's PostFilter, a pod group member's refusal too."""
+PODGROUP_SCHEDULE_ATTEMPTS_TOTAL = f"{SCHEDULER_SUBSYSTEM}_podgroup_schedule_attempts_total"
+"""Labels ``profile``, ``result``: what became of each pod group's cycle (GenericWorkload)."""
+
+# Pod group attempt results (upstream profile_metrics.go).
+POD_GROUP_SCHEDULED = "scheduled"
+POD_GROUP_UNSCHEDULABLE = "unschedulable"
+POD_GROUP_WAITING_ON_PREEMPTION = "waiting_on_preemption"
+POD_GROUP_ERROR = "error"
+
 # Batch attempt results.
 BATCH_ATTEMPT_NO_HINT = "no_hint"
 BATCH_ATTEMPT_HINT_USED = "hint_used"

@@ -22,6 +22,7 @@ from framework.preemption.types import Candidate
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
+    from framework.api.pod_group import PodGroup
     from framework.cluster.interface import Cluster
     from framework.interface.handle import Handle, PodNominator
     from framework.plugins.feature import Features
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+CLUSTER_CANDIDATE = "cluster"
+"""The candidate a pod group's preemption names: its domain is the whole cluster."""
 EVENT_TYPE_NORMAL = "Normal"
 
 
@@ -63,7 +66,42 @@ class PodPreemptor:
         return {self.pod.name: self.pod}
 
 
-PreemptPodFunc = Callable[[Candidate, PodPreemptor, "Pod", str], None]
+class PodGroupExecutorPreemptor:
+    """A pod group that triggers preemption (upstream ``podGroupExecutorPreemptor``): events
+    and the DisruptionTarget message name the ``podgroup``, the PodGroup's UID and priority."""
+
+    __slots__ = ("members", "pod_group")
+
+    type = "podgroup"
+
+    def __init__(self, pod_group: PodGroup, members: list[Pod]) -> None:
+        self.pod_group = pod_group
+        self.members = members
+
+    @property
+    def uid(self) -> str:
+        return self.pod_group.uid
+
+    @property
+    def scheduler_name(self) -> str:
+        # Every member of a group has the same scheduler (the group's cycle checks it).
+        return self.members[0].spec.scheduler_name
+
+    @property
+    def obj(self) -> PodGroup:
+        return self.pod_group
+
+    @property
+    def priority(self) -> int:
+        return self.pod_group.spec.priority
+
+    def pods(self) -> dict[str, Pod]:
+        return {pod.name: pod for pod in self.members}
+
+
+Preemptor = PodPreemptor | PodGroupExecutorPreemptor
+
+PreemptPodFunc = Callable[[Candidate, Preemptor, "Pod", str], None]
 """Evicts one victim; raises on failure. Replaceable, as upstream's ``Executor.PreemptPod``."""
 
 
@@ -95,10 +133,22 @@ class Executor:
             return None
         return self.prepare_candidate(candidate, preemptor, plugin_name)
 
+    def actuate_pod_group_preemption(
+        self, victims: Victims, preemptor_pods: list[Pod], pod_group: PodGroup, plugin_name: str
+    ) -> Status | None:
+        """Evicts a pod group's victims; the candidate is the whole cluster, named
+        ``cluster`` in the victims' events."""
+        candidate = Candidate(CLUSTER_CANDIDATE, victims)
+        preemptor = PodGroupExecutorPreemptor(pod_group, preemptor_pods)
+        if self.enable_async_preemption:
+            self.prepare_candidate_async(candidate, preemptor, plugin_name)
+            return None
+        return self.prepare_candidate(candidate, preemptor, plugin_name)
+
     # -- asynchronous preemption (run to completion here) -------------------------------------
 
     def prepare_candidate_async(
-        self, candidate: Candidate, preemptor: PodPreemptor, plugin_name: str
+        self, candidate: Candidate, preemptor: Preemptor, plugin_name: str
     ) -> None:
         """Evicts the victims not already terminating; upstream's goroutine, run inline."""
         victim_pods = [v for v in candidate.victims.pods if v.metadata.deletion_timestamp is None]
@@ -129,7 +179,7 @@ class Executor:
             _activate(self.handle, preemptor.pods())
 
     def _try_preempt(
-        self, candidate: Candidate, preemptor: PodPreemptor, victim: Pod, plugin_name: str
+        self, candidate: Candidate, preemptor: Preemptor, victim: Pod, plugin_name: str
     ) -> bool:
         try:
             self.preempt_pod(candidate, preemptor, victim, plugin_name)
@@ -138,7 +188,7 @@ class Executor:
             return False
         return True
 
-    def _clear_lower_priority_nominations(self, preemptor: PodPreemptor, node_name: str) -> bool:
+    def _clear_lower_priority_nominations(self, preemptor: Preemptor, node_name: str) -> bool:
         """True when some nomination could not be cleared (not fatal, but reported)."""
         nominated = get_lower_priority_nominated_pods(self.handle, preemptor.priority, node_name)
         err = clear_nominated_node_name(self.handle.cluster(), nominated)
@@ -150,7 +200,7 @@ class Executor:
     # -- synchronous preemption -----------------------------------------------------------------
 
     def prepare_candidate(
-        self, candidate: Candidate, preemptor: PodPreemptor, plugin_name: str
+        self, candidate: Candidate, preemptor: Preemptor, plugin_name: str
     ) -> Status | None:
         """Evicts the victims, then clears lower-priority nominations on the node."""
         for victim in candidate.victims.pods:
@@ -167,9 +217,16 @@ class Executor:
 
     def is_pod_running_preemption(self, pod_uid: str) -> bool:
         """True while the pod's preemption has not yet started deleting its last victim."""
-        if pod_uid not in self.preempting:
+        return self._is_running_preemption(pod_uid)
+
+    def is_pod_group_running_preemption(self, pod_group_uid: str) -> bool:
+        """The same for a pod group's preemption."""
+        return self._is_running_preemption(pod_group_uid)
+
+    def _is_running_preemption(self, uid: str) -> bool:
+        if uid not in self.preempting:
             return False
-        pending = self.last_victims_pending_preemption.get(pod_uid)
+        pending = self.last_victims_pending_preemption.get(uid)
         if pending is None:
             return True
         cluster = self.handle.cluster()
@@ -179,7 +236,7 @@ class Executor:
     # -- evicting one victim --------------------------------------------------------------------
 
     def _preempt_pod(
-        self, candidate: Candidate, preemptor: PodPreemptor, victim: Pod, plugin_name: str
+        self, candidate: Candidate, preemptor: Preemptor, victim: Pod, plugin_name: str
     ) -> None:
         """Rejects a victim held in memory, or marks it DisruptionTarget and deletes it."""
         message = f"Preempted by {preemptor.type} {preemptor.uid} on node {candidate.name}"
@@ -203,7 +260,7 @@ class Executor:
             return pod_in_pre_bind.cancel_pod(f"preempted by {plugin_name}")
         return False
 
-    def _delete_victim(self, preemptor: PodPreemptor, victim: Pod) -> bool:
+    def _delete_victim(self, preemptor: Preemptor, victim: Pod) -> bool:
         """Adds the DisruptionTarget condition, then deletes; False if the victim is gone."""
         cluster = self.handle.cluster()
         if cluster is None:

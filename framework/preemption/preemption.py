@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from framework.api.field_errors import aggregate_message, go_quote
+from framework.api.labels import label_selector_as_selector
 from framework.interface.status import Code, Status, StatusError, is_success
 from framework.interface.types import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
 from framework.preemption.start_time import StartTimes
@@ -308,6 +309,21 @@ def get_pod_disruption_budgets(handle: Handle) -> list[PodDisruptionBudget]:
     if cluster is None:
         return []
     return list(cluster.list("PodDisruptionBudget"))
+
+
+def pdb_covers(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+    """Whether evicting the pod spends the PDB's budget: same namespace, selected by it, and
+    not already among its ``disruptedPods`` (counted by the API server)."""
+    if pdb.namespace != pod.namespace:
+        return False
+    try:
+        selector = label_selector_as_selector(pdb.selector)
+    except ValueError:
+        return False  # an invalid selector matches nothing
+    # A missing or empty selector matches nothing.
+    if selector.empty() or not selector.matches(pod.labels):
+        return False
+    return pod.name not in pdb.disrupted_pods
 
 
 def pick_one_node_for_preemption(

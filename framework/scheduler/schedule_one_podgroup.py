@@ -37,6 +37,7 @@ from framework.interface.cycle_state import CycleState
 from framework.interface.pod_group_info import QueuedPodGroupInfo
 from framework.interface.status import Code, Status, StatusError
 from framework.interface.types import NominatingInfo, NominatingMode, QueuedPodInfo
+from framework.plugins.names import DEFAULT_PREEMPTION
 from framework.scheduler.cycle import AttemptAborted, Cycle
 from framework.scheduler.schedule_one import (
     CLEAR_NOMINATED_NODE,
@@ -48,7 +49,16 @@ from framework.scheduler.schedule_one import (
 )
 
 if TYPE_CHECKING:
+    from framework.features import FeatureGates
     from framework.runtime.framework import Framework
+
+WORKLOAD_AWARE_PREEMPTION = "WorkloadAwarePreemption"
+PREEMPTION_NOT_REGISTERED = (
+    "default preemption plugin is not registered, workload aware preemption is disabled"
+)
+PREEMPTION_WITH_CONSTRAINTS = (
+    "workload aware preemption is not supported for pod groups with scheduling constraints"
+)
 
 POD_GROUP_UNSCHEDULABLE = StatusError("pod group is unschedulable")
 """The error of an infeasible group's status (upstream errPodGroupUnschedulable)."""
@@ -96,6 +106,7 @@ class ScheduleOnePodGroup:
     cache: Any
     snapshot: Any
     cluster: Any
+    features: FeatureGates
     current_cycle: Cycle | None
 
     def schedule_one_pod_group(self, pod_info: QueuedPodInfo) -> None:
@@ -190,7 +201,70 @@ class ScheduleOnePodGroup:
             result = PodGroupAlgorithmResult(status=Status.as_status(err))
         else:
             result = self._pod_group_scheduling_algorithm(framework, group_state, group_info)
+            self._pod_group_post_filter(result, framework, group_state, group_info)
         self._submit_pod_group_algorithm_result(framework, group_state, group_info, result)
+
+    def _pod_group_post_filter(
+        self,
+        result: PodGroupAlgorithmResult,
+        framework: Framework,
+        group_state: CycleState,
+        group_info: QueuedPodGroupInfo,
+    ) -> None:
+        """With WorkloadAwarePreemption, an unschedulable group preempts as a whole: on
+        success its members go back to the queue to wait for the victims to go; otherwise
+        the preemption's verdict is appended to the group's status (or replaces it, for an
+        error)."""
+        status = result.status
+        if not self.features.enabled(WORKLOAD_AWARE_PREEMPTION):
+            return
+        if status is None or status.code != Code.UNSCHEDULABLE:
+            return
+        preemption = self._run_workload_aware_preemption(framework, group_state, group_info)
+        if _succeeded(preemption):
+            result.waiting_on_preemption = True
+        elif preemption.is_error():
+            result.status = preemption
+        else:
+            status.append_reason(preemption.message())
+
+    def _run_workload_aware_preemption(
+        self, framework: Framework, group_state: CycleState, group_info: QueuedPodGroupInfo
+    ) -> Status | None:
+        """DefaultPreemption's PodGroupPostFilter on a backed-up snapshot, the group's fit
+        judged by this cycle's algorithm without PostFilter; the snapshot is restored after."""
+        plugin = framework.plugins_map.get(DEFAULT_PREEMPTION)
+        if plugin is None or not hasattr(plugin, "pod_group_post_filter"):
+            return Status(Code.UNSCHEDULABLE, PREEMPTION_NOT_REGISTERED)
+        group = self.cluster.get("PodGroup", group_info.name, group_info.namespace)
+        if not isinstance(group, PodGroup):
+            return Status.as_status(
+                StatusError(
+                    "failed to get pod group object: "
+                    f'podgroup.scheduling.k8s.io "{group_info.name}" not found'
+                )
+            )
+        if group.spec.topology_keys:
+            return Status(Code.UNSCHEDULABLE, PREEMPTION_WITH_CONSTRAINTS)
+        try:
+            restore = self.snapshot.backup_snapshot()
+        except Exception as err:
+            return Status.as_status(StatusError(f"failed to backup snapshot: {err}"))
+
+        def pod_group_fits() -> Status | None:
+            # Member cycles inherit the flag (_init_pod_scheduling_context): no PostFilter.
+            group_state.skip_all_post_filter_plugins = True
+            try:
+                return self._pod_group_scheduling_algorithm(
+                    framework, group_state, group_info
+                ).status
+            finally:
+                group_state.skip_all_post_filter_plugins = False
+
+        try:
+            return plugin.pod_group_post_filter(group, group_info.unscheduled_pods, pod_group_fits)
+        finally:
+            restore()
 
     def _pod_group_scheduling_algorithm(
         self, framework: Framework, group_state: CycleState, group_info: QueuedPodGroupInfo
@@ -315,6 +389,7 @@ class ScheduleOnePodGroup:
         pods_to_activate = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
         state.set_pod_group_scheduling_cycle(group_state)
+        state.skip_all_post_filter_plugins = group_state.skip_all_post_filter_plugins
         return PodSchedulingContext(
             state, pods_to_activate, self._begin_attempt(framework, pod_info)
         )

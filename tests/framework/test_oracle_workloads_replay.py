@@ -1,23 +1,18 @@
 """The recorded pod-group scenarios replayed on the engine, step by step
 (tests/fixtures/oracle-workloads; docs/workloads.md).
 
-The engine runs with GenericWorkload and GangScheduling on. The recordings had
-TopologyAwareWorkloadScheduling and WorkloadAwarePreemption on as well, which the engine does not
-simulate yet; they change two messages only, in ways upstream's code spells out, and the
-replay reads the recorded messages as upstream would have written them with those gates off:
-
-- a member that fits nowhere: with workload-aware preemption the pod's own preemption says
-  ``not eligible due to workload aware preemption enabled``; without it DefaultPreemption runs
-  for the pod and finds no victim (``0/N nodes are available: N No preemption victims found for
-  incoming pod.``);
-- the PodGroup's condition: the placement algorithm wraps the group's status in ``0/1
-  placements are available, first placement status: …`` and workload-aware preemption appends
-  its own verdict; without both it is the group's status alone (``pod group is
-  unschedulable``).
+The engine runs with GenericWorkload, GangScheduling and WorkloadAwarePreemption on. The
+recordings had TopologyAwareWorkloadScheduling on as well, which the engine does not simulate
+yet; for a group without topology constraints it changes one message only, in a way upstream's
+code spells out, and the replay reads the recorded message as upstream would have written it
+with that gate off: the placement algorithm wraps the group's status in ``0/1 placements are
+available, first placement status: …``; without it the status stands alone.
 
 Ties between equal nodes were broken at random by the real scheduler, so placements compare as
 how many members share a node, and which member of a gang one short gets the nodes message
-compares as the multiset of messages.
+compares as the multiset of messages. A preemption's victims compare the same way: equal pods
+(same priority, no start time) are told apart by the order the scheduler happened to meet them,
+so pods outside groups compare by count, and victims by how many and how they shared nodes.
 """
 
 from __future__ import annotations
@@ -35,7 +30,9 @@ from framework.features import FeatureGates
 from framework.simulator import Simulation
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "oracle-workloads"
-GANG_GATES = FeatureGates({"GenericWorkload": True, "GangScheduling": True})
+GANG_GATES = FeatureGates(
+    {"GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True}
+)
 REPLAYED = [
     "gang-fits",
     "gang-one-short",
@@ -43,23 +40,16 @@ REPLAYED = [
     "basic-group-partial",
     "gang-completed-later",
     "gang-pods-before-group",
+    "gang-preempts",
+    "gang-preemption-never",
+    "gang-pod-priority-only",
 ]
-WORKLOAD_AWARE_PREEMPTION = "preemption: not eligible due to workload aware preemption enabled"
 PLACEMENTS = re.compile(r"^0/\d+ placements are available, first placement status: ")
-GROUP_PREEMPTION_VERDICT = ", No preemption victims found for incoming preemptor"
-
-
-def pod_message_with_later_gates_off(recorded: str) -> str:
-    if WORKLOAD_AWARE_PREEMPTION not in recorded:
-        return recorded
-    nodes = re.match(r"^0/(\d+) nodes are available", recorded).group(1)
-    per_pod = f"preemption: 0/{nodes} nodes are available: {nodes} No preemption victims found"
-    return recorded.replace(WORKLOAD_AWARE_PREEMPTION, per_pod + " for incoming pod.")
+PREEMPTOR_UID = re.compile(r"^Preempted by podgroup \S+ on node cluster$")
 
 
 def group_message_with_later_gates_off(recorded: str) -> str:
-    message = PLACEMENTS.sub("", recorded)
-    return message.removesuffix(GROUP_PREEMPTION_VERDICT)
+    return PLACEMENTS.sub("", recorded)
 
 
 class Replay:
@@ -86,11 +76,25 @@ def shape(nodes) -> list[int]:
     return sorted(Counter(n for n in nodes if n).values())
 
 
-def pod_outcomes(cluster, recorded_pods) -> dict:
-    pods = {p.name: p for p in cluster.list("Pod") if p.name in recorded_pods}
-    conditions = {name: pod.status.condition("PodScheduled") for name, pod in pods.items()}
+OUTSIDE_GROUPS = "(a pod outside groups)"
+
+
+def bound(nodes: dict, members: set[str]) -> list[str]:
+    """The bound pods: group members by name, the others by count."""
+    return sorted(name if name in members else OUTSIDE_GROUPS for name, n in nodes.items() if n)
+
+
+def pod_outcomes(cluster, members: set[str]) -> dict:
+    pods = {p.name: p for p in cluster.list("Pod")}
+    # Binding sets PodScheduled=True in kube-apiserver; the in-memory cluster leaves a bound
+    # pod's earlier failure in place, so only pending pods' conditions compare.
+    conditions = {
+        name: pod.status.condition("PodScheduled")
+        for name, pod in pods.items()
+        if not pod.spec.node_name
+    }
     return {
-        "bound": sorted(name for name, pod in pods.items() if pod.spec.node_name),
+        "bound": bound({name: pod.spec.node_name for name, pod in pods.items()}, members),
         "shape": shape(pod.spec.node_name for pod in pods.values()),
         "conditions": sorted(
             (c.status, c.reason, c.message)
@@ -100,7 +104,7 @@ def pod_outcomes(cluster, recorded_pods) -> dict:
     }
 
 
-def recorded_outcomes(recorded_pods) -> dict:
+def recorded_outcomes(recorded_pods, members: set[str]) -> dict:
     # PodScheduled=True comes from kube-apiserver's binding, not from the scheduler.
     conditions = [
         p["podScheduled"]
@@ -108,12 +112,9 @@ def recorded_outcomes(recorded_pods) -> dict:
         if p["podScheduled"] and p["podScheduled"]["status"] != "True"
     ]
     return {
-        "bound": sorted(name for name, pod in recorded_pods.items() if pod["node"]),
+        "bound": bound({name: pod["node"] for name, pod in recorded_pods.items()}, members),
         "shape": shape(pod["node"] for pod in recorded_pods.values()),
-        "conditions": sorted(
-            (c["status"], c["reason"], pod_message_with_later_gates_off(c["message"]))
-            for c in conditions
-        ),
+        "conditions": sorted((c["status"], c["reason"], c["message"]) for c in conditions),
     }
 
 
@@ -135,21 +136,60 @@ def recorded_group_conditions(step) -> dict:
 
 
 def event_kinds(events) -> set[tuple[str, str, str]]:
-    return {(e["regarding"]["kind"], e["regarding"]["name"], e["reason"]) for e in events}
+    """Victims' events apart (``victims``)."""
+    return {
+        (e["regarding"]["kind"], e["regarding"]["name"], e["reason"])
+        for e in events
+        if e["reason"] != "Preempted"
+    }
 
 
 def recorded_event_kinds(events) -> set[tuple[str, str, str]]:
-    return {(e["kind"], e["name"], e["reason"]) for e in events}
+    return {(e["kind"], e["name"], e["reason"]) for e in events if e["reason"] != "Preempted"}
+
+
+def victims(events, nodes_before: dict) -> dict:
+    """How many pods were preempted, how they shared nodes, and what their events said."""
+    preempted = [e for e in events if e["reason"] == "Preempted"]
+    names = [e["regarding"]["name"] for e in preempted]
+    return {
+        "count": len(names),
+        "shape": shape(nodes_before[name] for name in names),
+        "notes": sorted(e["note"] for e in preempted),
+    }
+
+
+def recorded_victims(step, nodes_before: dict, pod_group_uids: dict) -> dict:
+    """The recorded victims, the recorded PodGroup's UID in their events replaced by the
+    replay's own PodGroup's (each run of kube-apiserver makes new ones)."""
+    preempted = [e for e in step["events"] if e["reason"] == "Preempted"]
+    assert all(PREEMPTOR_UID.match(e["note"]) for e in preempted), preempted
+    (uid,) = pod_group_uids.values() if preempted else (None,)
+    return {
+        "count": len(step["deletedPods"]),
+        "shape": shape(nodes_before[name] for name in step["deletedPods"]),
+        "notes": sorted(f"Preempted by podgroup {uid} on node cluster" for _ in preempted),
+    }
 
 
 @pytest.mark.parametrize("scenario", REPLAYED)
 def test_the_engine_replays_the_recorded_scenario(scenario):
     replay = Replay(scenario)
+    members = {o.name for o in replay.objects.values() if o.kind == "Pod" and o.spec.pod_group_name}
+    nodes_before, recorded_nodes_before = {}, {}
     for step, events in replay.steps():
         where = f"{scenario}, after: {step['step']}"
-        assert pod_outcomes(replay.cluster, step["pods"]) == recorded_outcomes(step["pods"]), where
+        got, want = pod_outcomes(replay.cluster, members), recorded_outcomes(step["pods"], members)
+        assert got == want, where
         assert group_conditions(replay.cluster) == recorded_group_conditions(step), where
-        assert event_kinds(events) == recorded_event_kinds(step["events"]), where
+        # The recorder lists every event seen since the scenario began.
+        assert event_kinds(replay.cluster.events) == recorded_event_kinds(step["events"]), where
+        uids = {g.name: g.uid for g in replay.cluster.list("PodGroup")}
+        assert victims(events, nodes_before) == recorded_victims(
+            step, recorded_nodes_before, uids
+        ), where
+        nodes_before = {p.name: p.spec.node_name for p in replay.cluster.list("Pod")}
+        recorded_nodes_before = {name: pod["node"] for name, pod in step["pods"].items()}
 
 
 def test_scheduled_events_name_each_members_node():

@@ -9,7 +9,7 @@ refreshes (only their contents are overwritten), so lists built in earlier cycle
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from framework.backend.cache.errors import (
@@ -43,6 +43,7 @@ class Snapshot:
     __slots__ = (
         "assumed_pods",
         "generation",
+        "has_backup",
         "have_pods_with_affinity_node_info_list",
         "have_pods_with_required_anti_affinity_node_info_list",
         "node_info_list",
@@ -68,6 +69,8 @@ class Snapshot:
         self.node_sums = NodeSums()
         # Each pod group's state as the cache had it at the last refresh (GenericWorkload).
         self.pod_group_state_snapshots: dict[PodGroupKey, PodGroupStateSnapshot] = {}
+        # Whether NodeInfo copies stand in for the cache's until a restore (backup_snapshot).
+        self.has_backup = False
 
     # -- SharedLister ------------------------------------------------------------------------
 
@@ -138,6 +141,46 @@ class Snapshot:
 
     def get_node_in_placement(self, node_name: str) -> NodeInfo:
         return self.get(node_name)
+
+    # -- backup (workload-aware preemption) ------------------------------------------------
+
+    def backup_snapshot(self) -> Callable[[], None]:
+        """Puts copies of every NodeInfo in place of the originals and returns the restore
+        that puts the originals back (upstream ``BackupSnapshot``).
+
+        Workload-aware preemption takes victims out of the snapshot to try the pod group
+        without them; the copies take those changes, the originals stay as the cache made
+        them. Backups do not stack.
+        """
+        if self.has_backup:
+            raise CacheError("cannot stack backups")
+        originals = (
+            self.node_info_map,
+            self.node_info_list,
+            self.have_pods_with_affinity_node_info_list,
+            self.have_pods_with_required_anti_affinity_node_info_list,
+        )
+        copies = {name: node_info.clone() for name, node_info in self.node_info_map.items()}
+        self.node_info_map = copies
+        self.node_info_list = [copies[n.node_name] for n in originals[1]]
+        self.have_pods_with_affinity_node_info_list = [
+            n for n in self.node_info_list if n.pods_with_affinity
+        ]
+        self.have_pods_with_required_anti_affinity_node_info_list = [
+            n for n in self.node_info_list if n.pods_with_required_anti_affinity
+        ]
+        self.has_backup = True
+
+        def restore() -> None:
+            self.has_backup = False
+            (
+                self.node_info_map,
+                self.node_info_list,
+                self.have_pods_with_affinity_node_info_list,
+                self.have_pods_with_required_anti_affinity_node_info_list,
+            ) = originals
+
+        return restore
 
     # -- pods assumed in the snapshot only ---------------------------------------------------
 

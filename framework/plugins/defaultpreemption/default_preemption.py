@@ -5,6 +5,9 @@ to dry-run from a random offset, and which pods to evict on a node (all lower-pr
 out, then as many as still fit back in, PDB-violating ones first). The shared Evaluator and
 Executor do the rest. With async preemption on, it also gates the preemptor at PreEnqueue while
 its victims are being evicted.
+
+With WorkloadAwarePreemption, a pod group's members do not preempt one by one: the pod group's
+cycle calls ``pod_group_post_filter`` for the group as a whole (PodGroupEvaluator).
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from framework.api.field_errors import aggregate_message
-from framework.api.labels import label_selector_as_selector
 from framework.api.pod import CONDITION_TRUE, DISRUPTION_TARGET, PREEMPT_NEVER, Pod
+from framework.api.pod_group import PodGroup
 from framework.api.policy import PodDisruptionBudget
 from framework.config.types import DefaultPreemptionArgs
 from framework.config.validation_pluginargs import validate_default_preemption_args
@@ -31,12 +34,20 @@ from framework.interface.node_info import NodeInfo, PodInfo
 from framework.interface.plugins import EnqueueExtensions, PostFilterPlugin, PreEnqueuePlugin
 from framework.interface.status import Code, Status, code_of, is_success
 from framework.interface.types import NodeToStatus, PostFilterResult
+from framework.metrics import PREEMPTION_ATTEMPTS_TOTAL
 from framework.plugins import names
 from framework.plugins.feature import Features
 from framework.plugins.helper.typed import go_type_name
 from framework.preemption.executor import POD_REASON_PREEMPTION_BY_SCHEDULER, Executor
 from framework.preemption.go_sort import sort_slice
-from framework.preemption.preemption import Evaluator, Interface, ScoreFunc, SelectedVictims
+from framework.preemption.pod_group_preemption import PodGroupEvaluator, PodGroupSchedulingFunc
+from framework.preemption.preemption import (
+    Evaluator,
+    Interface,
+    ScoreFunc,
+    SelectedVictims,
+    pdb_covers,
+)
 from framework.preemption.start_time import StartTimes
 from framework.preemption.types import Candidate, Victims
 from framework.util.clock import Clock
@@ -48,6 +59,10 @@ MoreImportantPodFunc = Callable[[Pod, Pod], bool]
 """True when the first pod should be kept in preference to the second."""
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_ELIGIBLE_WORKLOAD_AWARE = "preemption: not eligible due to workload aware preemption enabled"
+NOT_ELIGIBLE_PLACEMENT = (
+    "preemption: not eligible due to placement-based pod group scheduling limitation"
+)
 
 
 class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, Interface):
@@ -79,11 +94,18 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
         self.handle = handle
         self.args = args
         self.enable_async_preemption = features.enable_async_preemption
+        self.enable_workload_aware_preemption = features.enable_workload_aware_preemption
+        self.enable_topology_aware_workload_scheduling = (
+            features.enable_topology_aware_workload_scheduling
+        )
         self._rng = rng
         self.get_offset_rand: Callable[[int], int] = self._offset_rand
         self.start_times = StartTimes(clock or getattr(handle, "clock", None))
         self.executor = Executor(handle, features)
         self.evaluator = Evaluator(self.name, handle, self, self.executor, self.start_times)
+        self.pod_group_evaluator: PodGroupEvaluator | None = None
+        if self.enable_workload_aware_preemption:
+            self.pod_group_evaluator = PodGroupEvaluator(handle, self.executor, self.start_times)
         self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
         self.more_important_pod: MoreImportantPodFunc = self.start_times.more_important_pod
 
@@ -92,16 +114,62 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
     def post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        self.handle.metrics.inc(PREEMPTION_ATTEMPTS_TOTAL)
+        refusal = self._pod_group_member_refusal(pod)
+        if refusal is not None:
+            return None, Status(Code.UNSCHEDULABLE, refusal)
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         message = status.message()
         if message:
             return result, Status(status.code, "preemption: " + message)
         return result, status
 
+    def _pod_group_member_refusal(self, pod: Pod) -> str | None:
+        """Why a pod group's member does not preempt on its own, if it does not: placements
+        per topology domain would preempt once per domain (TopologyAwareWorkloadScheduling),
+        and workload-aware preemption preempts for the whole group instead."""
+        if pod.spec.pod_group_name is None:
+            return None
+        if self.enable_topology_aware_workload_scheduling:
+            group = self._pod_group(pod)
+            if group is None:
+                return "preemption: pod group for pod not found"
+            if group.spec.topology_keys:
+                return NOT_ELIGIBLE_PLACEMENT
+        if self.enable_workload_aware_preemption:
+            return NOT_ELIGIBLE_WORKLOAD_AWARE
+        return None
+
+    def pod_group_post_filter(
+        self,
+        pod_group: PodGroup,
+        pods: list[Pod],
+        pod_group_scheduling_func: PodGroupSchedulingFunc,
+    ) -> Status | None:
+        """Preempts for an unschedulable pod group as a whole (WorkloadAwarePreemption), run
+        by the pod group's cycle; ``pod_group_scheduling_func`` tells whether it fits."""
+        if self.pod_group_evaluator is None:
+            raise RuntimeError("workload-aware preemption needs the WorkloadAwarePreemption gate")
+        return self.pod_group_evaluator.preempt(pod_group, pods, pod_group_scheduling_func)
+
+    def _pod_group(self, pod: Pod) -> PodGroup | None:
+        cluster = self.handle.cluster()
+        group = cluster.get("PodGroup", pod.spec.pod_group_name, pod.namespace) if cluster else None
+        return group if isinstance(group, PodGroup) else None
+
     # -- PreEnqueue and queueing ----------------------------------------------------------------
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         if not self.enable_async_preemption:
+            return None
+        if pod.spec.pod_group_name is not None and self.enable_workload_aware_preemption:
+            # A missing PodGroup is not this plugin's to wait for.
+            group = self._pod_group(pod)
+            if group is not None and self.executor.is_pod_group_running_preemption(group.uid):
+                return Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                    "waiting for the preemption for this pod group to be finished",
+                )
             return None
         if self.executor.is_pod_running_preemption(pod.uid):
             return Status(
@@ -391,26 +459,13 @@ def filter_pods_with_pdb_violation(
         violated = False
         if pod.labels:
             for index, pdb in enumerate(pdbs):
-                if not _pdb_covers(pdb, pod):
+                if not pdb_covers(pdb, pod):
                     continue
                 allowed[index] -= 1
                 if allowed[index] < 0:
                     violated = True
         (violating if violated else non_violating).append(pod_info)
     return violating, non_violating
-
-
-def _pdb_covers(pdb: PodDisruptionBudget, pod: Pod) -> bool:
-    if pdb.namespace != pod.namespace:
-        return False
-    try:
-        selector = label_selector_as_selector(pdb.selector)
-    except ValueError:
-        return False  # an invalid selector matches nothing
-    # A missing or empty selector matches nothing.
-    if selector.empty() or not selector.matches(pod.labels):
-        return False
-    return pod.name not in pdb.disrupted_pods
 
 
 def _get_node_info(handle: Any, node_name: str) -> NodeInfo | None:
