@@ -12,6 +12,7 @@ from typing import Any
 
 from framework.api.node import Node
 from framework.api.pod import Pod
+from framework.api.pod_group import PodGroup
 from framework.api.policy import PodDisruptionBudget
 
 NEG_PRIORITY, LOW_PRIORITY, MID_PRIORITY, HIGH_PRIORITY, VERY_HIGH_PRIORITY = (
@@ -162,3 +163,32 @@ def anti_affinity_exists(key: str, topology_key: str) -> dict[str, Any]:
 
 def names(pods: list[Pod]) -> list[str]:
     return [p.name for p in pods]
+
+
+def pod_group(
+    name: str,
+    *,
+    uid: str | None = None,
+    namespace: str = "default",
+    priority: int | None = None,
+    disruption_mode: str | None = None,
+) -> PodGroup:
+    """A gang PodGroup (``st.MakePodGroup()``); its uid defaults to its name."""
+    spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": 1}}}
+    if priority is not None:
+        spec["priority"] = priority
+    if disruption_mode is not None:
+        spec["disruptionMode"] = disruption_mode
+    return PodGroup.from_dict(
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid or name},
+            "spec": spec,
+        }
+    )
+
+
+def member(name: str, group: str, **kwargs: Any) -> Pod:
+    """A pod of the named group (``st.MakePod().PodGroupName(group)``)."""
+    return pod(name, schedulingGroup={"podGroupName": group}, **kwargs)
