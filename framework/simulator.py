@@ -147,6 +147,7 @@ class Simulation:
         self.reports: list[AttemptReport] = []
         self._events = _EventsByPod()
         self._deleted: list[str] = []
+        self._pods_deleted = 0
         self.metrics = Metrics()
         self.scheduler = Scheduler.from_configuration(
             cfg,
@@ -214,11 +215,11 @@ class Simulation:
                 return
             if not len(queue.active_q) and self._only_pod_groups_back_off():
                 # Upstream retries failed groups on backoff alone, forever: retry them once
-                # more, and stop if that bound nothing.
-                bound = self._bound_count()
-                if retried_groups_at == bound:
+                # more, and stop if that neither bound nor preempted anything.
+                progress = self._bound_count() + self._pods_deleted
+                if retried_groups_at == progress:
                     return
-                retried_groups_at = bound
+                retried_groups_at = progress
             if not self.scheduler.run_until_idle(max_cycles=1):
                 return
 
@@ -236,6 +237,7 @@ class Simulation:
     def _on_cluster_event(self, event_type: str, old: Any, new: Any) -> None:
         if event_type == "DELETED" and old.kind == "Pod":
             self._deleted.append(old.key)
+            self._pods_deleted += 1
 
 
 def _nodes_first_as_listed(objects: list[Any], first: list[str]) -> list[Any]:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from framework import metrics
 from framework.api.pod_group import (
     POD_GROUP_SCHEDULED,
     REASON_SCHEDULED,
@@ -414,6 +415,7 @@ class ScheduleOnePodGroup:
                 pod_result = AlgorithmResult(pod_info, context, status=status)
             self._submit_pod_result(framework, result, pod_result)
         self._update_pod_group_condition(group_info, _pod_group_condition(result.status))
+        _count_pod_group_attempt(framework, result)
 
     def _submit_pod_result(
         self, framework: Framework, group: PodGroupAlgorithmResult, pod_result: AlgorithmResult
@@ -499,6 +501,24 @@ def _gang_unschedulable(permit_status: Status | None) -> Status:
     """A member that fitted, in a group that did not: its Permit message after the group's."""
     message = permit_status.message() if permit_status is not None else ""
     return Status(Code.UNSCHEDULABLE, message, err=POD_GROUP_UNSCHEDULABLE)
+
+
+def _count_pod_group_attempt(framework: Framework, result: PodGroupAlgorithmResult) -> None:
+    """``scheduler_podgroup_schedule_attempts_total`` by the group's outcome; a group that
+    preempted and waits for its victims to go counts apart from an unschedulable one."""
+    status = result.status
+    if _succeeded(status):
+        outcome = metrics.POD_GROUP_SCHEDULED
+    elif status.is_rejected():
+        waiting = result.waiting_on_preemption
+        outcome = (
+            metrics.POD_GROUP_WAITING_ON_PREEMPTION if waiting else metrics.POD_GROUP_UNSCHEDULABLE
+        )
+    else:
+        outcome = metrics.POD_GROUP_ERROR
+    framework.metrics.inc(
+        metrics.PODGROUP_SCHEDULE_ATTEMPTS_TOTAL, result=outcome, profile=framework.profile_name()
+    )
 
 
 def _pod_group_condition(status: Status | None) -> Condition:
