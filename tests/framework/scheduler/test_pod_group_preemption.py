@@ -304,3 +304,78 @@ def test_a_group_that_preempted_waits_on_preemption_then_is_scheduled():
     assert results == {POD_GROUP_WAITING_ON_PREEMPTION: 1, POD_GROUP_SCHEDULED: 1}
     (pg1,) = simulation.cluster.list("PodGroup")
     assert [(c.status, c.reason) for c in pg1.conditions] == [("True", "Scheduled")]
+
+
+def unschedulable_gang(config: str = CONFIG, gates: FeatureGates = GATES, **group_spec) -> Any:
+    """Three low pods fill the node; a gang of three needs their room."""
+    simulation = Simulation(config, "", features=gates)
+    pg1 = group("pg1", 100, min_count=3)
+    if group_spec:
+        pg1 = PodGroup.from_dict({**pg1.to_dict(), "spec": {**pg1.to_dict()["spec"], **group_spec}})
+    simulation.create([node("node1", "3"), pg1])
+    simulation.create(low(3))
+    simulation.create(high(3))
+    (condition,) = simulation.cluster.get("PodGroup", "pg1", "default").conditions
+    return simulation, (condition.status, condition.reason, condition.message)
+
+
+NO_PREEMPTION_CONFIG = CONFIG + (
+    "profiles:\n"
+    "- schedulerName: default-scheduler\n"
+    "  plugins:\n"
+    "    multiPoint:\n"
+    "      disabled:\n"
+    "      - name: DefaultPreemption\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "gates", "group_spec", "message"),
+    [
+        (
+            NO_PREEMPTION_CONFIG,
+            GATES,
+            {},
+            "pod group is unschedulable, default preemption plugin is not registered, "
+            "workload aware preemption is disabled",
+        ),
+        (
+            CONFIG,
+            GATES,
+            {"schedulingConstraints": {"topology": [{"key": "topology.kubernetes.io/zone"}]}},
+            "pod group is unschedulable, workload aware preemption is not supported for pod "
+            "groups with scheduling constraints",
+        ),
+    ],
+    ids=[
+        "without DefaultPreemption the group does not preempt",
+        "a group with scheduling constraints does not preempt",
+    ],
+)
+def test_when_a_group_does_not_preempt(config, gates, group_spec, message):
+    simulation, condition = unschedulable_gang(config, gates, **group_spec)
+
+    assert condition == ("False", "Unschedulable", message)
+    assert [p.name for p in simulation.cluster.list("Pod") if p.spec.node_name] == [
+        "low-1",
+        "low-2",
+        "low-3",
+    ]
+
+
+def test_without_the_gate_members_preempt_one_by_one():
+    gates = FeatureGates({"GenericWorkload": True, "GangScheduling": True})
+    simulation, condition = unschedulable_gang(gates=gates)
+
+    assert condition == ("True", "Scheduled", "")
+    notes = [e["note"] for e in simulation.cluster.events if e["reason"] == "Preempted"]
+    assert len(notes) == 3
+    assert all(n.startswith("Preempted by pod ") and n.endswith(" on node node1") for n in notes)
+
+
+def test_the_snapshot_is_restored_after_the_group_preempted():
+    simulation, _ = unschedulable_gang()
+    snapshot = simulation.scheduler.snapshot
+    assert not snapshot.has_backup
+    simulation.scheduler.cache.update_snapshot(snapshot)
+    assert sorted(p.pod.name for p in snapshot.get("node1").pods) == ["high-1", "high-2", "high-3"]

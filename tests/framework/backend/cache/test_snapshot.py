@@ -11,7 +11,11 @@ from collections.abc import Callable
 import pytest
 
 from framework.backend.cache.cache import Cache
-from framework.backend.cache.errors import NodeInfoNotFoundError, SnapshotInconsistentError
+from framework.backend.cache.errors import (
+    CacheError,
+    NodeInfoNotFoundError,
+    SnapshotInconsistentError,
+)
 from framework.backend.cache.snapshot import Snapshot
 from framework.interface.node_info import NodeInfo, PodInfo
 
@@ -739,3 +743,37 @@ def test_it_repairs_and_reports_a_snapshot_that_disagrees_with_the_node_tree():
         "trying to recover"
     )
     assert len(run.snapshot.list()) == 3
+
+
+def test_a_backup_takes_changes_in_copies_and_its_restore_brings_back_the_originals():
+    """Workload-aware preemption takes victims out of the snapshot between these two."""
+    run = three_node_run()
+    run.cache.add_pod(PODS[0])
+    run.cache.add_pod(PODS_WITH_AFFINITY[0])
+    run.cache.update_snapshot(run.snapshot)
+    snapshot = run.snapshot
+    originals = list(snapshot.node_info_list)
+
+    restore = snapshot.backup_snapshot()
+    copy = snapshot.get("test-node0")
+    assert copy is not originals[0]
+    assert [n.node_name for n in snapshot.list()] == ["test-node0", "test-node1", "test-node2"]
+    assert snapshot.have_pods_with_affinity_list() == [copy]
+    copy.remove_pod(PODS[0])
+    copy.remove_pod(PODS_WITH_AFFINITY[0])
+    assert len(originals[0].pods) == 2
+
+    restore()
+    assert snapshot.list() == originals
+    assert all(a is b for a, b in zip(snapshot.list(), originals, strict=True))
+    assert [p.pod for p in snapshot.get("test-node0").pods] == [PODS[0], PODS_WITH_AFFINITY[0]]
+    assert snapshot.have_pods_with_affinity_list() == [originals[0]]
+
+
+def test_backups_do_not_stack():
+    snapshot = three_node_run().snapshot
+    restore = snapshot.backup_snapshot()
+    with pytest.raises(CacheError, match=r"^cannot stack backups$"):
+        snapshot.backup_snapshot()
+    restore()
+    snapshot.backup_snapshot()()
