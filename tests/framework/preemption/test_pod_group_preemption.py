@@ -57,6 +57,27 @@ def one_pod(priority: int, **kwargs) -> PodGroupPreemptor:
     return preemptor(priority, pod("p", priority=priority, **kwargs))
 
 
+def one_per_node() -> list[Pod]:
+    """p1 outside groups, p2 of pg1, p3 of pg2, one per node."""
+    return [
+        pod("p1", uid="v1", node="node1", priority=LOW),
+        member("p2", "pg1", uid="v2", node="node2", priority=LOW),
+        member("p3", "pg2", uid="v3", node="node3", priority=LOW),
+    ]
+
+
+ONE_PER_NODE_RULES = [rule("node1", "p1"), rule("node2", "p2"), rule("node3", "p3")]
+
+
+def never_preemptor() -> PodGroupPreemptor:
+    """A group one of whose members says ``preemptionPolicy: Never``."""
+    return preemptor(
+        HIGH,
+        pod("p-1", priority=HIGH, preemption_policy=PREEMPT_NEVER),
+        pod("p-2", priority=HIGH),
+    )
+
+
 @dataclass
 class Case:
     name: str
@@ -74,13 +95,9 @@ CASES = [
     Case(
         "Mix of no-group and single-pod-groups",
         ["node1", "node2", "node3"],
-        [
-            pod("p1", uid="v1", node="node1", priority=LOW),
-            member("p2", "pg1", uid="v2", node="node2", priority=LOW),
-            member("p3", "pg2", uid="v3", node="node3", priority=LOW),
-        ],
+        one_per_node(),
         one_pod(HIGH),
-        [rule("node1", "p1"), rule("node2", "p2"), rule("node3", "p3")],
+        ONE_PER_NODE_RULES,
         # p1 is less important than p2: it is not part of a pod group.
         {"p1"},
         Code.SUCCESS,
@@ -98,7 +115,7 @@ CASES = [
             pod("p3", uid="v3", node="node3", priority=MID),
         ],
         one_pod(HIGH),
-        [rule("node1", "p1"), rule("node2", "p2"), rule("node3", "p3")],
+        ONE_PER_NODE_RULES,
         {"p1"},  # p1 is less important than p2: it started later
         Code.SUCCESS,
         groups=[pod_group("pg1", disruption_mode=MODE_POD)],
@@ -155,17 +172,9 @@ CASES = [
     Case(
         "PodGroup with PreemptNever does not perform preemption (groups missing)",
         ["node1", "node2", "node3"],
-        [
-            pod("p1", uid="v1", node="node1", priority=LOW),
-            member("p2", "pg1", uid="v2", node="node2", priority=LOW),
-            member("p3", "pg2", uid="v3", node="node3", priority=LOW),
-        ],
-        preemptor(
-            HIGH,
-            pod("p-1", priority=HIGH, preemption_policy=PREEMPT_NEVER),
-            pod("p-2", priority=HIGH),
-        ),
-        [rule("node1", "p1"), rule("node2", "p2"), rule("node3", "p3")],
+        one_per_node(),
+        never_preemptor(),
+        ONE_PER_NODE_RULES,
         set(),
         Code.UNSCHEDULABLE,
     ),
@@ -216,17 +225,9 @@ CASES = [
     Case(
         "PodGroup with PreemptNever does not perform preemption",
         ["node1", "node2", "node3"],
-        [
-            pod("p1", uid="v1", node="node1", priority=LOW),
-            member("p2", "pg1", uid="v2", node="node2", priority=LOW),
-            member("p3", "pg2", uid="v3", node="node3", priority=LOW),
-        ],
-        preemptor(
-            HIGH,
-            pod("p-1", priority=HIGH, preemption_policy=PREEMPT_NEVER),
-            pod("p-2", priority=HIGH),
-        ),
-        [rule("node1", "p1"), rule("node2", "p2"), rule("node3", "p3")],
+        one_per_node(),
+        never_preemptor(),
+        ONE_PER_NODE_RULES,
         set(),
         Code.UNSCHEDULABLE,
         groups=[
