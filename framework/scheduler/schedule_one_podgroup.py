@@ -8,15 +8,17 @@ things happen here:
    (Filter, Score, PostFilter) on one snapshot, assumed there (not in the cache), Reserved and
    Permitted, so each next member sees the ones before it placed;
 2. every such assumption is undone, and the group is feasible as soon as one member's Permit
-   succeeds (GangScheduling lets it through once minCount members are placed);
+   succeeds (GangScheduling lets it through once minCount members are placed); with
+   WorkloadAwarePreemption an unschedulable group then preempts as a whole
+   (``_pod_group_post_filter``, framework/preemption/pod_group_preemption.py);
 3. a feasible group's placed members get their real cycle end (assume in the cache, Reserve,
    Permit) and their binding cycles; the others fail as ordinary pods do, members that fitted
    in an infeasible group with ``pod group is unschedulable, <their Permit message>``;
 4. the PodGroup gets ``PodGroupScheduled``.
 
-Not simulated yet (docs/workloads.md): placements (TopologyAwareWorkloadScheduling) and
-workload-aware preemption (WorkloadAwarePreemption); their gates cannot be turned on without
-their plugins, so this cycle is the default algorithm upstream runs with them off.
+Not simulated yet (docs/workloads.md): placements (TopologyAwareWorkloadScheduling); its gate
+cannot be turned on without its plugins, so this cycle is the default algorithm upstream runs
+with it off.
 """
 
 from __future__ import annotations
