@@ -379,3 +379,14 @@ def test_the_snapshot_is_restored_after_the_group_preempted():
     assert not snapshot.has_backup
     simulation.scheduler.cache.update_snapshot(snapshot)
     assert sorted(p.pod.name for p in snapshot.get("node1").pods) == ["high-1", "high-2", "high-3"]
+
+
+def test_a_group_that_does_not_fit_even_without_its_victims_says_so_twice():
+    """Upstream appends the failed trial's own status: the group's, once more."""
+    simulation = Simulation(CONFIG, "", features=GATES)
+    simulation.create([node("node1", "3"), group("pg1", 100, min_count=3)])
+    simulation.create([pod("mid-1", "1", 500), *low(2)])
+    simulation.create(high(3))
+
+    (condition,) = simulation.cluster.get("PodGroup", "pg1", "default").conditions
+    assert condition.message == "pod group is unschedulable, pod group is unschedulable"
