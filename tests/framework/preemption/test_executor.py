@@ -13,7 +13,14 @@ from framework.interface.status import Code, Status
 from framework.plugins.feature import Features
 from framework.preemption.executor import Executor, PendingVictim, PodPreemptor
 from framework.preemption.types import Candidate, Victims
-from tests.framework.preemption.builders import HIGH_PRIORITY, MID_PRIORITY, VERY_LARGE, node, pod
+from tests.framework.preemption.builders import (
+    HIGH_PRIORITY,
+    MID_PRIORITY,
+    VERY_LARGE,
+    node,
+    pod,
+    pod_group,
+)
 from tests.framework.preemption.helpers import RecordingCluster, new_framework
 
 CONDITION = {
@@ -283,3 +290,45 @@ def test_a_victim_waiting_at_permit_is_preempted_in_memory_not_deleted() -> None
     )
     (event,) = fwk.cluster().events
     assert event["note"] == ("Preempted by pod preemptor on node node1 (in kube-scheduler memory).")
+
+
+GROUP_CONDITION = {
+    **CONDITION,
+    "message": "default-scheduler: preempting to accommodate a higher priority podgroup",
+}
+
+
+@pytest.mark.parametrize("async_preemption", [True, False], ids=["async", "sync"])
+@pytest.mark.parametrize(
+    ("victim_name", "deleted", "activated"),
+    [("victim1", ["victim1"], False), ("fail-victim", ["fail-victim"], True)],
+    ids=["podgroup preemptor, one victim", "podgroup preemptor, one victim whose deletion fails"],
+)
+def test_a_pod_groups_preemption_names_the_group(
+    victim_name: str, deleted: list[str], activated: bool, async_preemption: bool
+) -> None:
+    """The pod-group rows of upstream's TestPrepareCandidate and TestPreemptPod: the victim's
+    condition and event name the ``podgroup`` and its UID, the candidate is the cluster, and
+    after a failure every member of the group is activated."""
+    activator = Activator()
+    target = victim(victim_name, conditions=False)
+    fwk = new_framework(
+        [], [node("node1")], objects=[target], cluster=FailingCluster(), pod_activator=activator
+    )
+    cluster = fwk.cluster()
+    cluster.writes.clear()
+    executor = Executor(fwk, Features(enable_async_preemption=async_preemption))
+    members = [pod("m1", priority=HIGH_PRIORITY), pod("m2", priority=HIGH_PRIORITY)]
+
+    executor.actuate_pod_group_preemption(
+        Victims([target]), members, pod_group("pg1", priority=HIGH_PRIORITY), "test-plugin"
+    )
+
+    assert cluster.writes[0] == ("patch", victim_name, GROUP_CONDITION)
+    if not activated:
+        assert cluster.deleted() == deleted
+        (event,) = [e for e in cluster.events if e["reason"] == "Preempted"]
+        assert event["note"] == "Preempted by podgroup pg1 on node cluster"
+    if async_preemption:
+        assert activator.activated == ({"m1": members[0], "m2": members[1]} if activated else {})
+        assert not executor.is_pod_group_running_preemption("pg1")
