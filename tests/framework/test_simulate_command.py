@@ -450,3 +450,60 @@ def test_it_refuses_the_workload_gates_it_does_not_simulate_yet():
         "simulate: feature gates not simulated yet (docs/workloads.md): "
         "TopologyAwareWorkloadScheduling\n",
     )
+
+
+GANG_PREEMPTS = """
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: trainer, namespace: default}
+spec: {priorityClassName: high, schedulingPolicy: {gang: {minCount: 2}}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+"""
+
+
+def node_yaml(name: str) -> str:
+    return (
+        f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n"
+        "status: {allocatable: {cpu: '2', pods: '110'}, capacity: {cpu: '2', pods: '110'}}\n"
+    )
+
+
+def pod_yaml(name: str, cpu: str, extra: str) -> str:
+    return (
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\n"
+        f"spec: {{{extra}containers: [{{name: c, image: pause, "
+        f"resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}\n"
+    )
+
+
+def test_a_gang_preempts_as_a_whole_with_workload_aware_preemption(tmp_path):
+    objects = GANG_PREEMPTS + node_yaml("w0") + node_yaml("w1")
+    objects += "".join(pod_yaml(f"low-{i}", "1", f"nodeName: w{i % 2}, ") for i in range(4))
+    group = "priorityClassName: high, schedulingGroup: {podGroupName: trainer}, "
+    objects += "".join(pod_yaml(f"trainer-{i}", "2", group) for i in range(2))
+    (tmp_path / "objects.yaml").write_text(objects)
+    (tmp_path / "config.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    gates = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true"
+
+    run = simulate(
+        "--config", str(tmp_path / "config.yaml"), "--objects", str(tmp_path / "objects.yaml"),
+        "--output", "json", "--feature-gates", gates,
+    )  # fmt: skip
+
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert schema_errors(document, SCHEMA) == []
+    first, *others = document["pods"]
+    assert (first["pod"], first["result"]) == ("default/trainer-0", "Unschedulable")
+    assert first["message"].endswith(
+        "preemption: not eligible due to workload aware preemption enabled"
+    )
+    assert sorted(first["victims"]) == [f"default/low-{i}" for i in range(4)]
+    scheduled = sorted(a["pod"] for a in others if a["result"] == "Scheduled")
+    assert scheduled == ["default/trainer-0", "default/trainer-1"]
