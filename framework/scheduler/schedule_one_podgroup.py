@@ -256,13 +256,16 @@ class ScheduleOnePodGroup:
 
         def pod_group_fits() -> Status | None:
             # Member cycles inherit the flag (_init_pod_scheduling_context): no PostFilter.
+            # The trials are not traced: a member's attempt reports its own trial only.
             group_state.skip_all_post_filter_plugins = True
+            observer, framework.observer = framework.observer, None
             try:
                 return self._pod_group_scheduling_algorithm(
                     framework, group_state, group_info
                 ).status
             finally:
                 group_state.skip_all_post_filter_plugins = False
+                framework.observer = observer
 
         try:
             return plugin.pod_group_post_filter(group, group_info.unscheduled_pods, pod_group_fits)

@@ -505,5 +505,11 @@ def test_a_gang_preempts_as_a_whole_with_workload_aware_preemption(tmp_path):
         "preemption: not eligible due to workload aware preemption enabled"
     )
     assert sorted(first["victims"]) == [f"default/low-{i}" for i in range(4)]
+    # Its report is its own trial's, not the preemption's trials without the victims.
+    assert {n: f["NodeResourcesFit"]["code"] for n, f in first["filter"].items()} == {
+        "w0": "Unschedulable",
+        "w1": "Unschedulable",
+    }
+    assert (first["feasibleNodes"], first["scores"]) == (0, {})
     scheduled = sorted(a["pod"] for a in others if a["result"] == "Scheduled")
     assert scheduled == ["default/trainer-0", "default/trainer-1"]
