@@ -390,3 +390,32 @@ def test_a_group_that_does_not_fit_even_without_its_victims_says_so_twice():
 
     (condition,) = simulation.cluster.get("PodGroup", "pg1", "default").conditions
     assert condition.message == "pod group is unschedulable, pod group is unschedulable"
+
+
+def test_a_member_that_fitted_waits_for_the_victims_nominated_to_its_node():
+    """The waitingOnPreemption path: a member placed in the group's trial fails with the
+    group's status and keeps its node as nomination (upstream's recording shows the same
+    message, wrapped by the placement algorithm)."""
+    partial = CASES[2]
+    simulation = Simulation(CONFIG, "", features=GATES)
+    simulation.create([*partial.nodes, *partial.groups])
+    simulation.create(partial.initial)
+    nominations = []
+    simulation.cluster.watch(
+        lambda _, __, new: (
+            nominations.append((new.name, new.status.nominated_node_name))
+            if new is not None and new.kind == "Pod" and new.status.nominated_node_name
+            else None
+        )
+    )
+
+    simulation.create(partial.preemptors)
+
+    failures = {
+        e["regarding"]["name"]: e["note"]
+        for e in simulation.cluster.events
+        if e["reason"] == "FailedScheduling"
+    }
+    assert failures["high-1"] == "pod group is unschedulable"
+    assert nominations[0] == ("high-1", "node2")
+    assert simulation.cluster.get("Pod", "high-1", "default").spec.node_name == "node2"
