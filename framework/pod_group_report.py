@@ -52,7 +52,8 @@ class MemberReport:
 
 @dataclass(slots=True)
 class PodGroupReport:
-    """A PodGroup at the end of a run, with its members in file order."""
+    """A PodGroup at the end of a run, with its members (pending ones in file order, then those
+    bound from the start)."""
 
     pod_group: str
     policy: str | None
@@ -100,8 +101,11 @@ def pod_group_reports(
     last: dict[str, tuple[SchedulingAttempt, list[TraceEvent]]] = {}
     counts: dict[str, int] = {}
     for attempt, events in attempts:
+        # A wait at Permit is reported on its own; its outcome ends the same attempt.
+        previous = last.get(attempt.pod)
+        if previous is None or previous[0].result != "Waiting":
+            counts[attempt.pod] = counts.get(attempt.pod, 0) + 1
         last[attempt.pod] = (attempt, events)
-        counts[attempt.pod] = counts.get(attempt.pod, 0) + 1
     members: dict[str, list[MemberReport]] = {}
     for pod in pods:
         if pod.spec.pod_group_name:

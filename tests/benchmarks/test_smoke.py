@@ -84,6 +84,8 @@ def test_the_zone_variant_asks_for_topology_aware_scheduling(capsys) -> None:
     assert refusal.endswith("TopologyAwareWorkloadScheduling")
     with pytest.raises(NotSimulated):
         run_workload(workload, nodes=6, pods=16)
+    assert main(["one", "--workload", "GangSchedulingZone", "--nodes", "6", "--pods", "16"]) == 2
+    assert capsys.readouterr().err == f"GangSchedulingZone: not simulated yet: {refusal}\n"
     main(["run", "--workload", "GangSchedulingZone", "--nodes", "6", "--pods", "16"])
     assert capsys.readouterr().out.splitlines()[1] == (
         f"GangSchedulingZone: not simulated yet: {refusal}"

@@ -73,6 +73,9 @@ def test_a_gang_that_fits_is_scheduled_with_every_member_placed():
     assert [(m["pod"], m["result"], m["node"], m["rejectedBy"]) for m in group["members"]] == [
         (f"default/trainer-{i}", "Scheduled", bound[f"default/trainer-{i}"], []) for i in range(4)
     ]
+    # Three members waited at Permit (an entry of its own), yet each had one attempt.
+    assert [a["result"] for a in document["pods"]].count("Waiting") == 3
+    assert [m["attempts"] for m in group["members"]] == [1, 1, 1, 1]
 
 
 def test_a_gang_whose_member_fits_nowhere_says_which_plugin_stopped_each_member():
@@ -142,6 +145,25 @@ def test_members_of_a_pod_group_that_does_not_exist_are_listed_without_a_policy(
     assert {(m["result"], m["message"]) for m in group["members"]} == {
         ("Pending", 'waiting for pods\'s pod group "trainer" to appear in scheduling queue')
     }
+
+
+def test_a_member_the_file_bound_already_is_running_and_counts_for_the_gang(tmp_path):
+    text = (SCENARIOS / "gang-fits" / "objects.yaml").read_text()
+    first = text.index("name: trainer-0\n")
+    spec = text.index("spec:\n", first) + len("spec:\n")
+    objects = tmp_path / "objects.yaml"
+    objects.write_text(text[:spec] + "  nodeName: w0\n" + text[spec:])
+
+    [group] = run("gang-fits", *GANG_GATES, objects=objects)["podGroups"]
+
+    assert group["scheduled"] is True
+    assert [(m["pod"], m["result"], m["attempts"]) for m in group["members"]] == [
+        ("default/trainer-1", "Scheduled", 1),
+        ("default/trainer-2", "Scheduled", 1),
+        ("default/trainer-3", "Scheduled", 1),
+        ("default/trainer-0", "Running", 0),
+    ]
+    assert group["members"][-1]["node"] == "w0"
 
 
 def test_without_generic_workload_there_is_no_pod_groups_section():
