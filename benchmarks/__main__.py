@@ -4,6 +4,8 @@ Every (workload, tracing) pair runs in a fresh interpreter so that each peak RSS
 ``one`` is that child's command: it runs a single pair and prints its figures as JSON. Each row
 ends with the load average when the run started, the CPU seconds the rest of the machine used
 during it and the seconds stolen by the hypervisor: figures from a busy machine are lower.
+Gang workloads also give groups/s and the groups whose every member was bound; a workload whose
+feature gates the engine does not simulate yet gets a line that says so instead of a row.
 
 ``python -m benchmarks playground [--nodes 500] [--pods 1000] [--runs 1] [--watch nobody]`` runs
 the playground end to end in production mode (``benchmarks/playground_e2e.py``), with nobody,
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 
 from benchmarks import live, playground_e2e
 from benchmarks.control_plane import ControlPlaneError
-from benchmarks.harness import Result, run_workload
+from benchmarks.harness import NotSimulated, Result, not_simulated, run_workload
 from benchmarks.processes import machine_usage, stolen_usage
 from benchmarks.workloads import WORKLOADS
 
@@ -43,19 +45,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "live":
         return _live(args)
     if args.command == "one":
-        result = run_workload(
-            WORKLOADS[args.workload],
-            nodes=args.nodes,
-            init_pods=args.init_pods,
-            pods=args.pods,
-            tracing=args.tracing == "on",
-        )
+        try:
+            result = run_workload(
+                WORKLOADS[args.workload],
+                nodes=args.nodes,
+                init_pods=args.init_pods,
+                pods=args.pods,
+                tracing=args.tracing == "on",
+            )
+        except NotSimulated as err:
+            print(f"{args.workload}: not simulated yet: {err}", file=sys.stderr)
+            return 2
         print(json.dumps(result.to_dict()))
         return 0
     names = args.workload or list(WORKLOADS)
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.tracing]
     print(_header())
     for name in names:
+        refusal = not_simulated(WORKLOADS[name])
+        if refusal is not None:
+            print(f"{name}: not simulated yet: {refusal}", flush=True)
+            continue
         nodes, pods = _sizes(name, args)
         for tracing in modes:
             result, machine = _run_in_child(name, nodes, pods, tracing)
@@ -208,13 +218,15 @@ def _children_cpu_seconds() -> float:
 
 
 _COLUMNS = (
-    ("workload", 18),
+    ("workload", 23),
     ("nodes", 6),
     ("init", 6),
     ("pods", 6),
     ("tracing", 7),
     ("pods/s", 8),
     ("overall", 8),
+    ("groups/s", 8),
+    ("groups", 6),
     ("p50 ms", 7),
     ("p99 ms", 7),
     ("RSS MiB", 8),
@@ -238,6 +250,8 @@ def _row(r: Result, machine: Machine) -> str:
         "on" if r.tracing else "off",
         f"{r.pods_per_second:.0f}",
         f"{r.overall_pods_per_second:.0f}",
+        f"{r.groups_per_second:.1f}" if r.groups else "-",
+        r.scheduled_groups if r.groups else "-",
         f"{r.p50_seconds * 1000:.2f}",
         f"{r.p99_seconds * 1000:.2f}",
         f"{r.peak_rss_mib:.0f}",

@@ -10,6 +10,12 @@ fail once each before any of them binds, which leaves the window only their seco
 A workload whose initial pods need the scheduler (DRA: their claims must be allocated) has them
 scheduled before the measured pods are created, untimed and uncounted, with the emulated
 ResourceClaim controller making every pod's claim from its template as ``simulate`` does.
+
+A workload's feature gates configure the run as ``simulate --feature-gates`` does (defaults,
+plugins, scheduler). Gang workloads create their PodGroups before the pods (untimed); a group
+counts as scheduled when its last member is bound, and groups/s is taken over the 10-90 % window
+of groups. A workload that asks for a gate the engine does not simulate yet is refused in the
+engine's words (``NotSimulated``) rather than run without it.
 """
 
 from __future__ import annotations
@@ -21,18 +27,46 @@ from time import perf_counter
 from typing import Any
 
 from benchmarks.workloads import Workload
+from framework.api.pod import Pod
 from framework.cluster.memory import InMemoryCluster
 from framework.cluster.resource_claim_controller import ResourceClaimController
 from framework.config.defaults import default_configuration
+from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.metrics import BATCH_ATTEMPTS_TOTAL, Metrics
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.schedule_one import SchedulingAttempt
 from framework.scheduler.scheduler import Scheduler
+from framework.simulator import Simulation, SimulationError
 from framework.trace import TraceEvent
 from framework.util.clock import FakeClock
 
 EPOCH = 1_767_225_600.0
 """2026-01-01T00:00:00Z, as the simulator starts."""
+EMPTY_CONFIGURATION = (
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+)
+
+
+class NotSimulated(Exception):
+    """The workload asks for feature gates the engine does not simulate yet."""
+
+
+def not_simulated(workload: Workload) -> str | None:
+    """Why the engine refuses the workload's gates (its own message), or None.
+
+    An empty simulation with the gates is the engine's front door: whatever it refuses (gates
+    it lacks, default plugins it cannot build), a run of the workload would lack too."""
+    try:
+        Simulation(EMPTY_CONFIGURATION, "", features=feature_gates(workload))
+    except SimulationError as err:
+        return str(err)
+    return None
+
+
+def feature_gates(workload: Workload) -> FeatureGates:
+    return (
+        FeatureGates.from_string(workload.features) if workload.features else DEFAULT_FEATURE_GATES
+    )
 
 
 @dataclass(slots=True)
@@ -55,6 +89,12 @@ class Result:
     total_seconds: float
     batch_hints_used: int = 0
     """Pods OpportunisticBatching placed on their hint, without a full cycle."""
+    groups: int = 0
+    """PodGroups of the measured pods (0 for a workload without groups)."""
+    scheduled_groups: int = 0
+    """Groups whose every member was bound."""
+    groups_per_second: float = 0.0
+    """Groups completed per second, between the 10th and the 90th percent of them."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,7 +143,12 @@ def run_workload(
     tracing: bool = False,
     seed: int = 0,
 ) -> Result:
-    """Builds the cluster, schedules the measured pods and returns the figures."""
+    """Builds the cluster, schedules the measured pods and returns the figures; NotSimulated
+    when the engine refuses the workload's feature gates."""
+    refusal = not_simulated(workload)
+    if refusal is not None:
+        raise NotSimulated(refusal)
+    features = feature_gates(workload)
     nodes = workload.nodes if nodes is None else nodes
     init_pods = workload.init_pods_for(nodes) if init_pods is None else init_pods
     pods = workload.measured_pods if pods is None else pods
@@ -115,6 +160,7 @@ def run_workload(
             cluster.add(pod)
     recorder = AttemptTraceRecorder() if tracing else None
     scheduled_at: list[float] = []
+    groups = _GroupCompletions()
     attempts = 0
 
     def on_attempt(attempt: SchedulingAttempt) -> None:
@@ -124,17 +170,19 @@ def run_workload(
             recorder.take()
         if attempt.result == "Scheduled":
             scheduled_at.append(perf_counter())
+            groups.bound(attempt.pod, scheduled_at[-1])
 
     metrics = Metrics()
     scheduler = _TimedScheduler.from_configuration(
-        default_configuration(),
+        default_configuration(features),
         cluster,
-        in_tree_registry(),
+        in_tree_registry(features),
         clock=FakeClock(EPOCH),
         seed=seed,
         observer=recorder,
         on_attempt=on_attempt,
         metrics=metrics,
+        features=features,
     )
     scheduler.cycle_seconds = []
     scheduler.start()
@@ -151,7 +199,11 @@ def run_workload(
         if recorder is not None:
             recorder.total = 0
     hints_before = metrics.total(BATCH_ATTEMPTS_TOTAL, result="hint_used")
+    pod_groups = workload.build_pod_groups(pods)
+    for group in pod_groups:
+        cluster.add(group)
     for pod in workload.build_measured_pods(pods):
+        groups.join(pod)
         cluster.add(pod)
     start = perf_counter()
     scheduler.run_until_idle(max_cycles=10 * pods + 100)
@@ -173,7 +225,32 @@ def run_workload(
         trace_events=recorder.total if recorder is not None else 0,
         total_seconds=total,
         batch_hints_used=int(hints_used),
+        groups=len(pod_groups),
+        scheduled_groups=len(groups.completed_at),
+        groups_per_second=throughput(groups.completed_at, start),
     )
+
+
+class _GroupCompletions:
+    """When each group's last member was bound."""
+
+    def __init__(self) -> None:
+        self.group_of: dict[str, str] = {}
+        self.unbound: dict[str, int] = {}
+        self.completed_at: list[float] = []
+
+    def join(self, pod: Pod) -> None:
+        group = pod.spec.pod_group_name
+        if group:
+            self.group_of[pod.key] = group
+            self.unbound[group] = self.unbound.get(group, 0) + 1
+
+    def bound(self, pod: str, at: float) -> None:
+        group = self.group_of.get(pod)
+        if group is not None:
+            self.unbound[group] -= 1
+            if self.unbound[group] == 0:
+                self.completed_at.append(at)
 
 
 def throughput(scheduled_at: list[float], start: float) -> float:

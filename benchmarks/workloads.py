@@ -10,6 +10,10 @@ which the scheduler places. The templates mirror upstream's
 ``PreemptionBasic``. Upstream lets its scheduler place the initial pods; binding them here
 gives the same cluster without timing them.
 
+The gang workloads (issue 24) have no scheduler_perf counterpart in v1.36: pod-default pods in
+PodGroups (``scheduling.k8s.io/v1alpha2``) of eight, each a gang with ``minCount`` 8, run with the
+workload gates; beside them the same pods without groups, under the same gates.
+
 ``SchedulingWithResourceClaimTemplate`` is upstream's DRA test case (``dra/performance-config.yaml``
 with its ``templates/``, and the ResourceSlices ``dra.go`` publishes for its test driver). Its
 initial pods need allocated claims, which only the scheduler makes, so the harness schedules
@@ -28,6 +32,8 @@ from framework.api.device_class import DeviceClass
 from framework.api.meta import KubeObject
 from framework.api.node import Node
 from framework.api.pod import Pod
+from framework.api.pod_group import API_VERSION as POD_GROUP_API_VERSION
+from framework.api.pod_group import PodGroup
 from framework.api.resource_claim import ResourceClaimTemplate
 from framework.api.resource_slice import ResourceSlice
 
@@ -56,6 +62,15 @@ class Workload:
     """The cluster's other objects (device classes, slices, templates), given its nodes."""
     schedule_init_pods: bool = False
     """The scheduler places the initial pods (untimed) instead of their being bound."""
+    features: str = ""
+    """kube-scheduler's ``--feature-gates`` for the run (the v1.36 defaults when empty)."""
+    group_size: int = 0
+    """Measured pods per PodGroup (gangs with ``minCount`` this size); 0: no groups."""
+    topology_key: str = ""
+    """The groups' ``schedulingConstraints.topology`` key, if any."""
+
+    def groups_for(self, pods: int) -> int:
+        return -(-pods // self.group_size) if self.group_size else 0
 
     def init_pods_for(self, nodes: int) -> int:
         return round(nodes * self.init_pods_per_node)
@@ -83,6 +98,17 @@ class Workload:
     def build_measured_pods(self, count: int) -> Iterator[Pod]:
         for i in range(count):
             yield Pod.from_dict(self.measured_pod(i))
+
+    def build_pod_groups(self, pods: int) -> list[PodGroup]:
+        """The PodGroups of ``pods`` measured pods: ``gang-<g>`` holds pods ``g * size`` on;
+        a last group with fewer members asks for as many (so every group can be placed)."""
+        size = self.group_size
+        return [
+            PodGroup.from_dict(
+                pod_group_manifest(f"gang-{g}", min(size, pods - g * size), self.topology_key)
+            )
+            for g in range(self.groups_for(pods))
+        ]
 
 
 def node_manifest(name: str, labels: dict[str, str]) -> dict[str, Any]:
@@ -127,6 +153,23 @@ def pod_manifest(
     }
 
 
+def pod_group_manifest(name: str, min_count: int, topology_key: str = "") -> dict[str, Any]:
+    """A standalone gang PodGroup, as kube-apiserver stores it (defaults filled in)."""
+    spec: dict[str, Any] = {
+        "schedulingPolicy": {"gang": {"minCount": min_count}},
+        "disruptionMode": "Pod",
+        "priority": 0,
+    }
+    if topology_key:
+        spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
+    return {
+        "apiVersion": POD_GROUP_API_VERSION,
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": spec,
+    }
+
+
 def _bound(manifest: dict[str, Any], node_name: str) -> dict[str, Any]:
     bound = copy.deepcopy(manifest)
     bound["spec"]["nodeName"] = node_name
@@ -153,6 +196,13 @@ def _moon_zone(rng: random.Random) -> dict[str, str]:
 
 def _default_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
     return lambda i: pod_manifest(f"{prefix}-{i}")
+
+
+def _gang_member_pod(prefix: str, size: int) -> Callable[[int], dict[str, Any]]:
+    """pod-default in group ``gang-<i // size>``."""
+    return lambda i: pod_manifest(
+        f"{prefix}-{i}", schedulingGroup={"podGroupName": f"gang-{i // size}"}
+    )
 
 
 def _node_affinity_pod(prefix: str) -> Callable[[int], dict[str, Any]]:
@@ -311,6 +361,9 @@ def _pod_with_claim_template(namespace: str) -> Callable[[int], dict[str, Any]]:
     return manifest
 
 
+GANG_GATES = "GenericWorkload=true,GangScheduling=true"
+GANG_SIZE = 8
+
 _SCHEDULING_BASIC = Workload(
     name="SchedulingBasic",
     nodes=5000,
@@ -373,6 +426,31 @@ WORKLOADS: dict[str, Workload] = {
             init_pod=_low_priority_pod("low"),
             measured_pod=_high_priority_pod("high"),
             description="each pod of priority 10 evicts 3 of a node's 4 low-priority pods",
+        ),
+        # Gangs (issue 24), and the same pods without groups under the same gates.
+        replace(
+            _SCHEDULING_BASIC,
+            name="GangScheduling",
+            measured_pod=_gang_member_pod("pod", GANG_SIZE),
+            description=f"pod-default in gangs of {GANG_SIZE} (minCount {GANG_SIZE})",
+            features=GANG_GATES,
+            group_size=GANG_SIZE,
+        ),
+        replace(
+            _SCHEDULING_BASIC,
+            name="GangSchedulingPlainPods",
+            description="pod-default, no groups, with the gang gates",
+            features=GANG_GATES,
+        ),
+        replace(
+            _SCHEDULING_BASIC,
+            name="GangSchedulingZone",
+            node_labels=_moon_zone,
+            measured_pod=_gang_member_pod("pod", GANG_SIZE),
+            description=f"gangs of {GANG_SIZE}, each in one zone of 3",
+            features=f"{GANG_GATES},TopologyAwareWorkloadScheduling=true",
+            group_size=GANG_SIZE,
+            topology_key=ZONE_LABEL,
         ),
         # Upstream's 2000pods_100nodes: the measured pods take the cluster's last devices.
         Workload(

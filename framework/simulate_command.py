@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from framework.api.errors import ObjectError
+from framework.api.pod_group import POD_GROUP_SCHEDULED
 from framework.config.commands import add_feature_gates_argument, feature_gates_argument
 from framework.config.load import ConfigError
 from framework.debugger.arguments import add_breakpoint_arguments, breakpoints_from_arguments
 from framework.debugger.breakpoints import BreakpointError
 from framework.debugger.session import CONTINUE, Debugger, Stop, describe_stop
 from framework.features import FeatureGateError
+from framework.pod_group_report import PodGroupReport
 from framework.runtime.framework import FrameworkError
 from framework.simulator import AttemptReport, Simulation, SimulationError
 
@@ -43,14 +45,21 @@ def run(args: argparse.Namespace) -> int:
     ) as err:
         print(f"simulate: {err}", file=sys.stderr)
         return 1
+    # Pod groups exist only with GenericWorkload: without it the key is left out, as before.
+    groups = (
+        simulation.pod_group_reports() if simulation.features.enabled("GenericWorkload") else None
+    )
     if args.output == "json":
         output: dict[str, Any] = {"pods": [r.to_dict() for r in reports]}
+        if groups is not None:
+            output["podGroups"] = [group.to_dict() for group in groups]
         if debugger is not None:
             output["stops"] = [stop.to_dict() for stop in stops]
         json.dump(output, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_table(reports))
+        sys.stdout.write(render_pod_groups(groups or []))
         sys.stdout.write("".join(f"stop: {describe_stop(stop)}\n" for stop in stops))
     return 0
 
@@ -95,6 +104,37 @@ def render_table(reports: list[AttemptReport]) -> str:
         if report.victims:
             lines.append(f"{'':<{width}}  preempted: {', '.join(report.victims)}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_pod_groups(groups: list[PodGroupReport]) -> str:
+    """After the attempts, one block per group: its policy and PodGroupScheduled condition,
+    then each member's outcome and, when it went nowhere, the plugins that stopped it and why."""
+    lines: list[str] = []
+    for group in groups:
+        lines += ["", f"pod group {group.pod_group}  {_policy(group)}  {_condition(group)}"]
+        width = max((len(m.pod) for m in group.members), default=3)
+        for member in group.members:
+            lines.append(f"  {member.pod:<{width}}  {member.result:<13}  {member.node or '-'}")
+            if member.rejected_by or member.message:
+                why = ", ".join(member.rejected_by) or "-"
+                lines.append(f"  {'':<{width}}  {why}: {member.message}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _policy(group: PodGroupReport) -> str:
+    if group.policy is None:
+        return "no such PodGroup"
+    if group.policy == "gang":
+        return f"gang minCount {group.min_count}"
+    return group.policy
+
+
+def _condition(group: PodGroupReport) -> str:
+    condition = group.condition
+    if condition is None:
+        return f"{POD_GROUP_SCHEDULED} not set"
+    text = f"{POD_GROUP_SCHEDULED}={condition.status} {condition.reason}"
+    return f"{text}: {condition.message}" if condition.message else text
 
 
 def _top(final_scores: dict[str, int], limit: int = 3) -> list[tuple[str, int]]:

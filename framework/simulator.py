@@ -25,6 +25,7 @@ from framework.debugger.session import Debugger
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.metrics import Metrics
 from framework.plugins.registry import in_tree_registry
+from framework.pod_group_report import PodGroupReport, pod_group_reports
 from framework.runtime.registry import Registry
 from framework.scheduler.schedule_one import SchedulingAttempt
 from framework.scheduler.scheduler import Scheduler
@@ -101,6 +102,10 @@ class _EventsByPod:
     def take(self, pod: str) -> list[TraceEvent]:
         return self.pending.pop(pod, [])
 
+    def held(self, pod: str) -> list[TraceEvent]:
+        """The pod's events since its last attempt (PreEnqueue verdicts of a held pod)."""
+        return list(self.pending.get(pod, ()))
+
 
 class Simulation:
     """A scheduler, its cluster and clock, and the reports of every attempt so far."""
@@ -140,6 +145,7 @@ class Simulation:
             ]
         if invalid or refused:
             raise SimulationError("\n".join(str(e) for e in [*invalid, *refused]))
+        self.features = features
         objects = _nodes_first_as_listed(objects, list(first_nodes))
         self.pending = [o for o in objects if o.kind == "Pod" and not o.spec.node_name]
         self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)
@@ -222,6 +228,16 @@ class Simulation:
                 retried_groups_at = progress
             if not self.scheduler.run_until_idle(max_cycles=1):
                 return
+
+    def pod_group_reports(self) -> list[PodGroupReport]:
+        """Every PodGroup as the run left it, its members with their outcomes (the pods of the
+        objects file, pending ones first, each as it is now, or as created if it was deleted)."""
+        now = {pod.key: pod for pod in self.cluster.list("Pod")}
+        pending = [now.get(pod.key, pod) for pod in self.pending]
+        created = {pod.key for pod in self.pending}
+        pods = pending + [pod for key, pod in now.items() if key not in created]
+        attempts = [(report.attempt, report.events) for report in self.reports]
+        return pod_group_reports(self.cluster.list("PodGroup"), pods, attempts, self._events.held)
 
     def _only_pod_groups_back_off(self) -> bool:
         backing_off = self.scheduler.queue.pods_in_backoff_q()

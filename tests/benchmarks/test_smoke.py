@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.__main__ import main
-from benchmarks.harness import percentile, run_workload, throughput
+from benchmarks.harness import NotSimulated, not_simulated, percentile, run_workload, throughput
 from benchmarks.workloads import WORKLOADS
 
 TINY = {
@@ -19,12 +19,18 @@ TINY = {
     "TopologySpreading": (6, 5),
     "Preemption": (3, 3),
     "SchedulingWithResourceClaimTemplate": (2, 5),
+    "GangScheduling": (6, 20),
+    "GangSchedulingPlainPods": (6, 20),
+    "GangSchedulingZone": (6, 16),
 }
 
 
 @pytest.mark.parametrize("tracing", [False, True], ids=["tracing off", "tracing on"])
 @pytest.mark.parametrize("name", sorted(WORKLOADS), ids=lambda n: f"{n} at a tiny size")
 def test_it_schedules_every_measured_pod(name: str, tracing: bool) -> None:
+    refusal = not_simulated(WORKLOADS[name])
+    if refusal is not None:
+        pytest.skip(f"not simulated yet: {refusal}")
     nodes, pods = TINY[name]
     result = run_workload(WORKLOADS[name], nodes=nodes, pods=pods, tracing=tracing)
     assert (result.nodes, result.measured_pods, result.scheduled) == (nodes, pods, pods)
@@ -46,6 +52,53 @@ def test_dra_init_pods_are_scheduled_first_and_the_measured_ones_fill_the_device
     # 2 nodes of 20 devices: 20 initial pods take half, 20 measured pods the rest, one is left.
     result = run_workload(WORKLOADS["SchedulingWithResourceClaimTemplate"], nodes=2, pods=21)
     assert (result.init_pods, result.scheduled, result.attempts) == (20, 20, 21)
+
+
+@pytest.mark.parametrize("tracing", [False, True], ids=["tracing off", "tracing on"])
+def test_gangs_are_bound_whole_each_member_but_the_last_waiting_at_permit(tracing: bool) -> None:
+    # 20 pods: gangs of 8, 8 and a last one of 4 that asks for its 4.
+    result = run_workload(WORKLOADS["GangScheduling"], nodes=6, pods=20, tracing=tracing)
+    assert (result.scheduled, result.groups, result.scheduled_groups) == (20, 3, 3)
+    assert result.attempts == 20 + 7 + 7 + 3
+
+
+def test_the_plain_pods_beside_the_gangs_are_in_no_group() -> None:
+    result = run_workload(WORKLOADS["GangSchedulingPlainPods"], nodes=6, pods=20)
+    assert (result.scheduled, result.attempts, result.groups, result.scheduled_groups) == (
+        20,
+        20,
+        0,
+        0,
+    )
+
+
+def test_the_zone_variant_asks_for_topology_aware_scheduling(capsys) -> None:
+    workload = WORKLOADS["GangSchedulingZone"]
+    assert "TopologyAwareWorkloadScheduling=true" in workload.features
+    assert workload.topology_key == "topology.kubernetes.io/zone"
+    refusal = not_simulated(workload)
+    if refusal is None:  # the engine simulates the gate: every gang is placed
+        result = run_workload(workload, nodes=6, pods=16)
+        assert (result.scheduled, result.scheduled_groups) == (16, 2)
+        return
+    assert refusal.endswith("TopologyAwareWorkloadScheduling")
+    with pytest.raises(NotSimulated):
+        run_workload(workload, nodes=6, pods=16)
+    assert main(["one", "--workload", "GangSchedulingZone", "--nodes", "6", "--pods", "16"]) == 2
+    assert capsys.readouterr().err == f"GangSchedulingZone: not simulated yet: {refusal}\n"
+    main(["run", "--workload", "GangSchedulingZone", "--nodes", "6", "--pods", "16"])
+    assert capsys.readouterr().out.splitlines()[1] == (
+        f"GangSchedulingZone: not simulated yet: {refusal}"
+    )
+
+
+def test_the_command_gives_groups_per_second_for_gangs_only(capsys) -> None:
+    workloads = ["--workload", "GangScheduling", "--workload", "SchedulingBasic"]
+    main(["run", *workloads, "--nodes", "3", "--pods", "16", "--tracing", "off"])
+    header, gangs, plain = capsys.readouterr().out.splitlines()
+    groups = header.split().index("groups/s")
+    assert float(gangs.split()[groups]) > 0 and gangs.split()[groups + 1] == "2"
+    assert plain.split()[groups : groups + 2] == ["-", "-"]
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ _TYPES = {
     "array": list,
     "string": str,
     "integer": int,
+    "boolean": bool,
     "null": type(None),
 }
 
@@ -41,14 +42,15 @@ def schema_errors(value: Any, schema: dict, path: str = "$") -> list[str]:
     types = schema.get("type")
     if types is not None:
         allowed = [types] if isinstance(types, str) else types
-        if isinstance(value, bool) or not isinstance(value, tuple(_TYPES[t] for t in allowed)):
+        wrong_bool = isinstance(value, bool) and "boolean" not in allowed
+        if wrong_bool or not isinstance(value, tuple(_TYPES[t] for t in allowed)):
             return [f"{path}: expected {' or '.join(allowed)}, got {type(value).__name__}"]
     if "enum" in schema and value not in schema["enum"]:
         return [f"{path}: {value!r} is not one of {schema['enum']}"]
     errors = []
     if "pattern" in schema and not re.search(schema["pattern"], value):
         errors.append(f"{path}: {value!r} does not match {schema['pattern']}")
-    if "minimum" in schema and value < schema["minimum"]:
+    if "minimum" in schema and isinstance(value, int) and value < schema["minimum"]:
         errors.append(f"{path}: {value} is below {schema['minimum']}")
     if isinstance(value, dict):
         errors += _object_errors(value, schema, path)
