@@ -39,6 +39,7 @@ from framework.preemption.go_sort import sort_slice
 from framework.preemption.preemption import Evaluator, Interface, ScoreFunc, SelectedVictims
 from framework.preemption.start_time import StartTimes
 from framework.preemption.types import Candidate, Victims
+from framework.storage.lookup import NotFoundError, get_object
 from framework.util.clock import Clock
 
 IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
@@ -79,6 +80,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
         self.handle = handle
         self.args = args
         self.enable_async_preemption = features.enable_async_preemption
+        self.enable_topology_aware_workload_scheduling = (
+            features.enable_topology_aware_workload_scheduling
+        )
         self._rng = rng
         self.get_offset_rand: Callable[[int], int] = self._offset_rand
         self.start_times = StartTimes(clock or getattr(handle, "clock", None))
@@ -92,11 +96,32 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions, I
     def post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        refusal = self._placement_based_refusal(pod)
+        if refusal is not None:
+            return None, refusal
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         message = status.message()
         if message:
             return result, Status(status.code, "preemption: " + message)
         return result, status
+
+    def _placement_based_refusal(self, pod: Pod) -> Status | None:
+        """With TopologyAwareWorkloadScheduling, a member of a group with a topology
+        constraint does not preempt pod by pod: its group is tried in several placements, and
+        each would evict on its own (upstream leaves it to workload-aware preemption)."""
+        group_name = pod.spec.pod_group_name
+        if group_name is None or not self.enable_topology_aware_workload_scheduling:
+            return None
+        try:
+            group = get_object(self.handle.cluster(), "PodGroup", "", group_name, pod.namespace)
+        except NotFoundError:
+            return Status(Code.UNSCHEDULABLE, "preemption: pod group for pod not found")
+        if group.spec.topology_keys:
+            return Status(
+                Code.UNSCHEDULABLE,
+                "preemption: not eligible due to placement-based pod group scheduling limitation",
+            )
+        return None
 
     # -- PreEnqueue and queueing ----------------------------------------------------------------
 

@@ -270,7 +270,9 @@ def test_only_requeueable_plugin_kinds_contribute_enqueue_extensions():
         ("ImageLocality", ["score"]),
         ("PrioritySort", ["queueSort"]),
         ("DefaultPreemption", ["postFilter", "preEnqueue"]),
-        ("NodeResourcesFit", ["preFilter", "filter", "preScore", "score"]),
+        ("NodeResourcesFit", ["preFilter", "filter", "preScore", "score", "placementScore"]),
+        ("TopologyPlacementGenerator", ["placementGenerate"]),
+        ("PodGroupPodsCount", ["placementScore"]),
         ("DefaultBinder", ["bind"]),
     ],
 )
