@@ -1,23 +1,26 @@
 """The recorded pod-group scenarios replayed on the engine, step by step
 (tests/fixtures/oracle-workloads; docs/workloads.md).
 
-The engine runs with GenericWorkload and GangScheduling on. The recordings had
-TopologyAwareWorkloadScheduling and WorkloadAwarePreemption on as well, which the engine does not
-simulate yet; they change two messages only, in ways upstream's code spells out, and the
-replay reads the recorded messages as upstream would have written them with those gates off:
+The engine runs with GenericWorkload, GangScheduling and TopologyAwareWorkloadScheduling on.
+The recordings had WorkloadAwarePreemption on as well, which the engine does not simulate yet;
+it changes two messages only, in ways upstream's code spells out, and the replay reads the
+recorded messages as upstream would have written them with that gate off:
 
-- a member that fits nowhere: with workload-aware preemption the pod's own preemption says
-  ``not eligible due to workload aware preemption enabled``; without it DefaultPreemption runs
-  for the pod and finds no victim (``0/N nodes are available: N No preemption victims found for
-  incoming pod.``);
-- the PodGroup's condition: the placement algorithm wraps the group's status in ``0/1
-  placements are available, first placement status: …`` and workload-aware preemption appends
-  its own verdict; without both it is the group's status alone (``pod group is
-  unschedulable``).
+- a member that fits nowhere, of a group without a topology constraint: with workload-aware
+  preemption the pod's own preemption says ``not eligible due to workload aware preemption
+  enabled``; without it DefaultPreemption runs for the pod and finds no victim (``0/N nodes are
+  available: N No preemption victims found for incoming pod.``). A member of a group with a
+  topology constraint reads ``not eligible due to placement-based pod group scheduling
+  limitation`` either way;
+- the PodGroup's condition: workload-aware preemption appends its verdict to the placement
+  algorithm's ``0/N placements are available, first placement status: …`` (``No preemption
+  victims found for incoming preemptor``, or for a group with a topology constraint
+  ``workload aware preemption is not supported for pod groups with scheduling constraints``);
+  without it the placements message stands alone.
 
 Ties between equal nodes were broken at random by the real scheduler, so placements compare as
-how many members share a node, and which member of a gang one short gets the nodes message
-compares as the multiset of messages.
+how many members share a node (and, for a topology constraint, which zone), and which member
+of a gang one short gets the nodes message compares as the multiset of messages.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from framework.features import FeatureGates
 from framework.simulator import Simulation
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "oracle-workloads"
-GANG_GATES = FeatureGates({"GenericWorkload": True, "GangScheduling": True})
+GATES = FeatureGates(
+    {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}
+)
 REPLAYED = [
     "gang-fits",
     "gang-one-short",
@@ -43,10 +48,15 @@ REPLAYED = [
     "basic-group-partial",
     "gang-completed-later",
     "gang-pods-before-group",
+    "zone-topology",
+    "zone-topology-no-domain",
 ]
 WORKLOAD_AWARE_PREEMPTION = "preemption: not eligible due to workload aware preemption enabled"
-PLACEMENTS = re.compile(r"^0/\d+ placements are available, first placement status: ")
-GROUP_PREEMPTION_VERDICT = ", No preemption victims found for incoming preemptor"
+ZONE = "topology.kubernetes.io/zone"
+GROUP_PREEMPTION_VERDICTS = (
+    ", No preemption victims found for incoming preemptor",
+    ", workload aware preemption is not supported for pod groups with scheduling constraints",
+)
 
 
 def pod_message_with_later_gates_off(recorded: str) -> str:
@@ -58,8 +68,9 @@ def pod_message_with_later_gates_off(recorded: str) -> str:
 
 
 def group_message_with_later_gates_off(recorded: str) -> str:
-    message = PLACEMENTS.sub("", recorded)
-    return message.removesuffix(GROUP_PREEMPTION_VERDICT)
+    for verdict in GROUP_PREEMPTION_VERDICTS:
+        recorded = recorded.removesuffix(verdict)
+    return recorded
 
 
 class Replay:
@@ -71,7 +82,9 @@ class Replay:
         objects, refused = create_objects(decode_objects((folder / "objects.yaml").read_text())[0])
         assert refused == []
         self.objects = {f"{o.kind}/{o.name}": o for o in objects}
-        self.simulation = Simulation((folder / "config.yaml").read_text(), "", features=GANG_GATES)
+        self.zone_of = zone_labels(o for o in objects if o.kind == "Node")
+        self.constrained = any(o.kind == "PodGroup" and o.spec.topology_keys for o in objects)
+        self.simulation = Simulation((folder / "config.yaml").read_text(), "", features=GATES)
         self.cluster = self.simulation.cluster
 
     def steps(self):
@@ -86,12 +99,23 @@ def shape(nodes) -> list[int]:
     return sorted(Counter(n for n in nodes if n).values())
 
 
+def zones(nodes, zone_of) -> list[str]:
+    """The zone of each bound pod's node: a topology constraint must land in the same one."""
+    return sorted(zone_of[n] for n in nodes if n)
+
+
+def zone_labels(nodes) -> dict[str, str]:
+    return {node.name: node.labels.get(ZONE, "") for node in nodes}
+
+
 def pod_outcomes(cluster, recorded_pods) -> dict:
     pods = {p.name: p for p in cluster.list("Pod") if p.name in recorded_pods}
     conditions = {name: pod.status.condition("PodScheduled") for name, pod in pods.items()}
+    zone_of = zone_labels(cluster.list("Node"))
     return {
         "bound": sorted(name for name, pod in pods.items() if pod.spec.node_name),
         "shape": shape(pod.spec.node_name for pod in pods.values()),
+        "zones": zones((pod.spec.node_name for pod in pods.values()), zone_of),
         "conditions": sorted(
             (c.status, c.reason, c.message)
             for c in conditions.values()
@@ -100,7 +124,7 @@ def pod_outcomes(cluster, recorded_pods) -> dict:
     }
 
 
-def recorded_outcomes(recorded_pods) -> dict:
+def recorded_outcomes(recorded_pods, zone_of) -> dict:
     # PodScheduled=True comes from kube-apiserver's binding, not from the scheduler.
     conditions = [
         p["podScheduled"]
@@ -110,6 +134,7 @@ def recorded_outcomes(recorded_pods) -> dict:
     return {
         "bound": sorted(name for name, pod in recorded_pods.items() if pod["node"]),
         "shape": shape(pod["node"] for pod in recorded_pods.values()),
+        "zones": zones((pod["node"] for pod in recorded_pods.values()), zone_of),
         "conditions": sorted(
             (c["status"], c["reason"], pod_message_with_later_gates_off(c["message"]))
             for c in conditions
@@ -147,7 +172,11 @@ def test_the_engine_replays_the_recorded_scenario(scenario):
     replay = Replay(scenario)
     for step, events in replay.steps():
         where = f"{scenario}, after: {step['step']}"
-        assert pod_outcomes(replay.cluster, step["pods"]) == recorded_outcomes(step["pods"]), where
+        recorded = recorded_outcomes(step["pods"], replay.zone_of)
+        replayed = pod_outcomes(replay.cluster, step["pods"])
+        if not replay.constrained:  # without a constraint, equal zones are a tie too
+            del recorded["zones"], replayed["zones"]
+        assert replayed == recorded, where
         assert group_conditions(replay.cluster) == recorded_group_conditions(step), where
         assert event_kinds(events) == recorded_event_kinds(step["events"]), where
 
