@@ -235,3 +235,59 @@ def test_placement_scores_are_weighted_across_plugins(scores, want):
     ]
     placed, group = outcome(simulate(generator, scorers))
     assert (placed, group) == (want, SCHEDULED)
+
+
+# -- the default profile with the gate ---------------------------------------------------------
+
+DEFAULT_CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+ZONE = "topology.kubernetes.io/zone"
+
+
+def zoned_node(name: str, zone: str) -> dict:
+    manifest = node(name)
+    manifest["metadata"]["labels"] = {ZONE: zone}
+    return manifest
+
+
+def cpu_pod(name: str, cpu: str, **spec) -> dict:
+    container = {"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"containers": [container], **spec},
+    }
+
+
+@pytest.mark.parametrize("busy_node", ["w0", "w2"])
+def test_with_room_in_every_zone_the_default_profile_packs_the_busier_one(busy_node):
+    """Both zones hold the gang, so PodGroupPodsCount scores them alike; NodeResourcesFit's
+    placement score (MostAllocated) prefers the zone already running a pod."""
+    gates = FeatureGates(
+        {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}
+    )
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {
+            "schedulingPolicy": {"gang": {"minCount": 2}},
+            "schedulingConstraints": {"topology": [{"key": ZONE}]},
+        },
+    }
+    members = [cpu_pod(f"g-{i}", "1", schedulingGroup={"podGroupName": "g"}) for i in range(2)]
+    objects = [
+        zoned_node("w0", "zone-a"),
+        zoned_node("w1", "zone-a"),
+        zoned_node("w2", "zone-b"),
+        zoned_node("w3", "zone-b"),
+        cpu_pod("busy", "1", nodeName=busy_node),
+        group,
+        *members,
+    ]
+    simulation = Simulation(DEFAULT_CONFIG, yaml.safe_dump_all(objects), features=gates)
+    simulation.run()
+
+    zone_of = {"w0": "zone-a", "w1": "zone-a", "w2": "zone-b", "w3": "zone-b"}
+    placed = {p.name: p.spec.node_name for p in simulation.cluster.list("Pod")}
+    assert {zone_of[placed[f"g-{i}"]] for i in range(2)} == {zone_of[busy_node]}
