@@ -19,23 +19,13 @@ from framework.plugins.feature import Features
 from framework.plugins.topologyaware.topology_placement import TopologyPlacement
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
-from tests.framework.builders import make_node, make_pod
+from tests.framework.builders import make_basic_pod_group, make_node, make_pod
 
 INITIAL_PLACEMENT = "test-placement"
 
 
 def pod_group(topology_key: str | None) -> PodGroup:
-    spec = {"schedulingPolicy": {"basic": {}}}
-    if topology_key is not None:
-        spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
-    return PodGroup.from_dict(
-        {
-            "apiVersion": "scheduling.k8s.io/v1alpha2",
-            "kind": "PodGroup",
-            "metadata": {"name": "pg1", "namespace": "default"},
-            "spec": spec,
-        }
-    )
+    return make_basic_pod_group("pg1", topology_key=topology_key)
 
 
 def labelled(name: str, **labels: str):
