@@ -37,6 +37,7 @@ from framework.api.pod_group import (
     Condition,
     PodGroup,
 )
+from framework.backend.cache.errors import CacheError
 from framework.features import FeatureGates
 from framework.interface.cycle_state import CycleState
 from framework.interface.placement import Placement, PodGroupAssignments
@@ -233,17 +234,9 @@ class ScheduleOnePodGroup:
         first: PodGroupAlgorithmResult | None = None
         feasible: list[tuple[Placement, PodGroupAlgorithmResult]] = []
         for placement in placements:
-            try:
-                self.snapshot.assume_placement(placement)
-            except Exception as err:
-                message = f"failed to assume pod group placement: {err}"
-                return PodGroupAlgorithmResult(status=Status.as_status(StatusError(message)))
-            try:
-                result = self._pod_group_scheduling_default_algorithm(
-                    framework, group_state, group_info
-                )
-            finally:
-                self.snapshot.forget_placement()
+            result = self._pod_group_scheduling_in_placement(
+                framework, group_state, group_info, placement
+            )
             if result.status is not None and result.status.is_error():
                 return result
             if first is None:
@@ -260,6 +253,24 @@ class ScheduleOnePodGroup:
         if len(feasible) == 1:
             return feasible[0][1]
         return self._best_placement_result(framework, group_state, group_info, feasible)
+
+    def _pod_group_scheduling_in_placement(
+        self,
+        framework: Framework,
+        group_state: CycleState,
+        group_info: QueuedPodGroupInfo,
+        placement: Placement,
+    ) -> PodGroupAlgorithmResult:
+        """The default algorithm with the snapshot limited to the placement's nodes."""
+        try:
+            self.snapshot.assume_placement(placement)
+        except CacheError as err:
+            message = f"failed to assume pod group placement: {err}"
+            return PodGroupAlgorithmResult(status=Status.as_status(StatusError(message)))
+        try:
+            return self._pod_group_scheduling_default_algorithm(framework, group_state, group_info)
+        finally:
+            self.snapshot.forget_placement()
 
     def _best_placement_result(
         self,
