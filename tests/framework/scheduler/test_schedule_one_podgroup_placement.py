@@ -291,3 +291,23 @@ def test_with_room_in_every_zone_the_default_profile_packs_the_busier_one(busy_n
     zone_of = {"w0": "zone-a", "w1": "zone-a", "w2": "zone-b", "w3": "zone-b"}
     placed = {p.name: p.spec.node_name for p in simulation.cluster.list("Pod")}
     assert {zone_of[placed[f"g-{i}"]] for i in range(2)} == {zone_of[busy_node]}
+
+
+class CopyingPlacementPlugin(FakePlacementPlugin):
+    """Proposes copies of the nodes it was given, not the snapshot's own."""
+
+    def generate_placements(self, state, pod_group, parent_placement):
+        copies = [info.clone() for info in parent_placement.nodes[:1]]
+        return GeneratePlacementsResult([Placement("copy", copies)]), None
+
+
+def test_a_placement_of_copied_nodes_fails_the_group_with_an_error():
+    plugin = CopyingPlacementPlugin()
+    message = (
+        "failed to assume pod group placement: "
+        "node node1 in placement is not the same instance as in the snapshot"
+    )
+    assert outcome(simulate(plugin, [(plugin, 1)])) == (
+        message,
+        ("False", "SchedulerError", message),
+    )
