@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from framework.config.defaults import default_configuration
+from framework.features import FeatureGates
 from framework.interface.cycle_state import CycleState
 from framework.interface.node_info import NodeInfo
 from framework.interface.placement import Placement, PodGroupAssignments
 from framework.interface.pod_group_info import PodGroupInfo
 from framework.interface.status import Code, Status
 from framework.interface.types import PluginScore
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import Framework, FrameworkError
 from framework.runtime.registry import Registry
 from framework.testing.fake_plugins import (
@@ -266,3 +269,18 @@ def test_a_score_out_of_range_after_normalizing_fails_the_scoring(bad):
         'applying score defaultWeights on PlacementScore plugins: plugin "plugin1" returns an '
         f"invalid score {bad}, it should in the range of [0, 100] after normalizing"
     )
+
+
+def test_the_default_profile_with_the_gate_generates_by_topology_and_scores_with_fit_and_count():
+    gates = FeatureGates({"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True})
+    cfg = default_configuration(gates)
+    listed = Framework(in_tree_registry(gates), cfg.profiles[0]).list_plugins()
+    assert listed["placementGenerate"] == [("TopologyPlacementGenerator", None)]
+    assert listed["placementScore"] == [("NodeResourcesFit", 1), ("PodGroupPodsCount", 1)]
+
+
+def test_without_the_gate_only_fit_is_a_placement_score_plugin_as_its_type_says():
+    # Upstream expands multiPoint plugins by the interfaces their types implement, gate or not.
+    listed = Framework(in_tree_registry(), default_configuration().profiles[0]).list_plugins()
+    assert "placementGenerate" not in listed
+    assert listed["placementScore"] == [("NodeResourcesFit", 1)]
