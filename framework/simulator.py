@@ -37,7 +37,7 @@ SIMULATION_EPOCH = 1_767_225_600.0
 against it, so 1970 would make every recorded start time look like the future)."""
 CREATION_SPACING = 0.001
 """Seconds between the creation of two pending pods, so their queue timestamps differ."""
-NOT_SIMULATED_GATES = ("TopologyAwareWorkloadScheduling",)
+NOT_SIMULATED_GATES = ("DRAWorkloadResourceClaims",)
 """Gates whose behaviour the engine lacks: a run with them would silently be one without."""
 MAX_CYCLES = 100_000
 """Scheduling cycles one run may take at most (a guard against pods that never settle)."""

@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from framework.interface.cycle_state import CycleState
     from framework.interface.events import ClusterEventWithHint
     from framework.interface.node_info import NodeInfo, PodInfo
+    from framework.interface.placement import (
+        GeneratePlacementsResult,
+        Placement,
+        PlacementScore,
+        PodGroupAssignments,
+    )
+    from framework.interface.pod_group_info import PodGroupInfo
     from framework.interface.status import Status
     from framework.interface.types import (
         NodeScore,
@@ -236,6 +243,37 @@ class SignPlugin(Plugin):
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]: ...
 
 
+class PlacementGeneratePlugin(Plugin):
+    """Splits a parent placement (every node, at first) into candidate placements for a pod
+    group; a profile has at most one (TopologyAwareWorkloadScheduling)."""
+
+    @abstractmethod
+    def generate_placements(
+        self, state: CycleState, pod_group: PodGroupInfo, parent_placement: Placement
+    ) -> tuple[GeneratePlacementsResult | None, Status | None]: ...
+
+
+class PlacementScoreExtensions(ABC):
+    """Rewrites one plugin's placement scores in place, into [0, 100]."""
+
+    @abstractmethod
+    def normalize_placement_score(
+        self, state: CycleState, pod_group: PodGroupInfo, scores: list[PlacementScore]
+    ) -> Status | None: ...
+
+
+class PlacementScorePlugin(Plugin):
+    """Ranks a placement where the pod group fits, from the members' proposed nodes there."""
+
+    @abstractmethod
+    def score_placement(
+        self, state: CycleState, pod_group: PodGroupInfo, placement: PodGroupAssignments
+    ) -> tuple[int, Status | None]: ...
+
+    def placement_score_extensions(self) -> PlacementScoreExtensions | None:
+        return None
+
+
 EXTENSION_POINT_CLASSES: dict[str, type[Plugin]] = {
     "preEnqueue": PreEnqueuePlugin,
     "queueSort": QueueSortPlugin,
@@ -249,5 +287,7 @@ EXTENSION_POINT_CLASSES: dict[str, type[Plugin]] = {
     "preBind": PreBindPlugin,
     "bind": BindPlugin,
     "postBind": PostBindPlugin,
+    "placementGenerate": PlacementGeneratePlugin,
+    "placementScore": PlacementScorePlugin,
 }
 """Extension point (configuration key) -> the class a plugin must subclass to serve it."""

@@ -25,10 +25,12 @@ from framework.plugins.noderesources.balanced_allocation import BalancedAllocati
 from framework.plugins.noderesources.fit import Fit
 from framework.plugins.nodeunschedulable.node_unschedulable import NodeUnschedulable
 from framework.plugins.nodevolumelimits.csi import CSILimits
+from framework.plugins.podgrouppodscount.podgroup_pods_count import PodGroupPodsCount
 from framework.plugins.podtopologyspread.plugin import PodTopologySpread
 from framework.plugins.queuesort.priority_sort import PrioritySort
 from framework.plugins.schedulinggates.scheduling_gates import SchedulingGates
 from framework.plugins.tainttoleration.taint_toleration import TaintToleration
+from framework.plugins.topologyaware.topology_placement import TopologyPlacement
 from framework.plugins.volumebinding.volume_binding import VolumeBinding
 from framework.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
 from framework.plugins.volumezone.volume_zone import VolumeZone
@@ -61,6 +63,8 @@ def in_tree_registry(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Registry:
         names.DYNAMIC_RESOURCES: DynamicResources,
         names.DEFAULT_PREEMPTION: DefaultPreemption,
         names.GANG_SCHEDULING: GangScheduling,
+        names.TOPOLOGY_PLACEMENT_GENERATOR: TopologyPlacement,
+        names.POD_GROUP_PODS_COUNT: PodGroupPodsCount,
     }
     return Registry({name: _factory(cls, features) for name, cls in plugin_classes.items()})
 

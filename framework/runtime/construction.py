@@ -6,7 +6,7 @@ multiPoint over defaults) read in one place.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from framework.interface.events import ClusterEventWithHint, unroll_wildcard_resource
 from framework.interface.plugins import (
@@ -14,6 +14,8 @@ from framework.interface.plugins import (
     EnqueueExtensions,
     FilterPlugin,
     PermitPlugin,
+    PlacementGeneratePlugin,
+    PlacementScorePlugin,
     Plugin,
     PostBindPlugin,
     PostFilterPlugin,
@@ -28,7 +30,24 @@ from framework.interface.plugins import (
 from framework.interface.types import MAX_NODE_SCORE, MAX_TOTAL_SCORE
 
 if TYPE_CHECKING:
-    from framework.runtime.framework import Framework
+    from framework.runtime.registry import Registry
+
+
+class PluginHolder(Protocol):
+    """What construction fills in a Framework: its plugins by name and per extension point
+    (``<point>_plugins``, reached by name), their weights and enqueue extensions. A protocol,
+    so this module does not import the Framework that imports it."""
+
+    registry: Registry
+    plugins_map: dict[str, Plugin]
+    enqueue_extensions: list[EnqueueExtensions]
+    score_plugin_weight: dict[str, int]
+    placement_score_plugin_weight: dict[str, int]
+    queue_sort_plugins: list[QueueSortPlugin]
+    bind_plugins: list[BindPlugin]
+    score_plugins: list[ScorePlugin]
+    placement_generate_plugins: list[PlacementGeneratePlugin]
+    placement_score_plugins: list[PlacementScorePlugin]
 
 
 class FrameworkError(ValueError):
@@ -50,9 +69,9 @@ EXTENSION_POINTS: tuple[tuple[str, type[Plugin], str], ...] = (
     ("permit", PermitPlugin, "PermitPlugin"),
     ("pre_enqueue", PreEnqueuePlugin, "PreEnqueuePlugin"),
     ("queue_sort", QueueSortPlugin, "QueueSortPlugin"),
+    ("placement_generate", PlacementGeneratePlugin, "PlacementGeneratePlugin"),
+    ("placement_score", PlacementScorePlugin, "PlacementScorePlugin"),
 )
-UNSUPPORTED_EXTENSION_POINTS = ("placement_generate", "placement_score")
-"""Workload-aware (PodGroup) scheduling points: accepted when empty, rejected otherwise."""
 
 # Plugin kinds whose rejections cluster events can undo (upstream shouldHaveEnqueueExtensions).
 _REQUEUEABLE_KINDS = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
@@ -68,22 +87,32 @@ class DefaultEnqueueExtension(EnqueueExtensions):
         return unroll_wildcard_resource()
 
 
-def build_plugins(framework: Framework, profile: Any) -> None:
+def build_plugins(framework: PluginHolder, profile: Any) -> None:
     """Instantiates the profile's plugins and fills the framework's per-point lists."""
     plugins = profile.plugins
     _instantiate(framework, plugins, _plugin_args(profile))
     for attr, kind, kind_name in EXTENSION_POINTS:
         _fill_point(framework, attr, getattr(plugins, attr), kind, kind_name)
-    _reject_unsupported_points(plugins)
     if plugins.multi_point.enabled:
         _expand_multi_point(framework, plugins)
     _check_required_points(framework, profile.scheduler_name)
     framework.score_plugin_weight = _valid_score_weights(
-        framework, [*plugins.score.enabled, *plugins.multi_point.enabled]
+        framework, ScorePlugin, [*plugins.score.enabled, *plugins.multi_point.enabled], "score"
     )
     for plugin in framework.score_plugins:
         if framework.score_plugin_weight.get(plugin.name, 0) == 0:
             raise FrameworkError(f'score plugin "{plugin.name}" is not configured with weight')
+    framework.placement_score_plugin_weight = _valid_score_weights(
+        framework,
+        PlacementScorePlugin,
+        [*plugins.placement_score.enabled, *plugins.multi_point.enabled],
+        "placement score",
+    )
+    for plugin in framework.placement_score_plugins:
+        if framework.placement_score_plugin_weight.get(plugin.name, 0) == 0:
+            raise FrameworkError(
+                f'placement score plugin "{plugin.name}" is not configured with weight'
+            )
 
 
 def implemented_points(plugin_type: type[Plugin]) -> list[str]:
@@ -93,7 +122,7 @@ def implemented_points(plugin_type: type[Plugin]) -> list[str]:
     return [camel(attr) for attr, kind, _ in EXTENSION_POINTS if issubclass(plugin_type, kind)]
 
 
-def point_list(framework: Framework, attr: str) -> list[Any]:
+def point_list(framework: PluginHolder, attr: str) -> list[Any]:
     """The framework's plugin list for a configuration attribute (``filter`` -> filter_plugins)."""
     return getattr(framework, f"{attr}_plugins")
 
@@ -120,7 +149,7 @@ def _plugins_needed(plugins: Any) -> set[str]:
     return needed
 
 
-def _instantiate(framework: Framework, plugins: Any, args: dict[str, Any]) -> None:
+def _instantiate(framework: PluginHolder, plugins: Any, args: dict[str, Any]) -> None:
     needed = _plugins_needed(plugins)
     for name, factory in framework.registry.items():
         if name not in needed:
@@ -133,7 +162,7 @@ def _instantiate(framework: Framework, plugins: Any, args: dict[str, Any]) -> No
         _fill_enqueue_extensions(framework, plugin)
 
 
-def _fill_enqueue_extensions(framework: Framework, plugin: Plugin) -> None:
+def _fill_enqueue_extensions(framework: PluginHolder, plugin: Plugin) -> None:
     if not isinstance(plugin, _REQUEUEABLE_KINDS):
         return
     if isinstance(plugin, EnqueueExtensions):
@@ -143,7 +172,7 @@ def _fill_enqueue_extensions(framework: Framework, plugin: Plugin) -> None:
 
 
 def _fill_point(
-    framework: Framework, attr: str, plugin_set: Any, kind: type[Plugin], kind_name: str
+    framework: PluginHolder, attr: str, plugin_set: Any, kind: type[Plugin], kind_name: str
 ) -> None:
     target = point_list(framework, attr)
     seen: set[str] = set()
@@ -159,17 +188,7 @@ def _fill_point(
         target.append(plugin)
 
 
-def _reject_unsupported_points(plugins: Any) -> None:
-    for attr in UNSUPPORTED_EXTENSION_POINTS:
-        plugin_set = getattr(plugins, attr, None)
-        if plugin_set is not None and plugin_set.enabled:
-            raise FrameworkError(
-                f"extension point {camel(attr)} is not supported: workload-aware "
-                "(PodGroup) scheduling is not simulated"
-            )
-
-
-def _expand_multi_point(framework: Framework, plugins: Any) -> None:
+def _expand_multi_point(framework: PluginHolder, plugins: Any) -> None:
     """Adds multiPoint plugins to every point they implement, with upstream's precedence.
 
     The resulting order is: plugins both in multiPoint and explicitly at the point (in the
@@ -203,7 +222,7 @@ def _expand_multi_point(framework: Framework, plugins: Any) -> None:
         point_list(framework, attr)[:] = [framework.plugins_map[name] for name in ordered]
 
 
-def _check_required_points(framework: Framework, scheduler_name: str) -> None:
+def _check_required_points(framework: PluginHolder, scheduler_name: str) -> None:
     if len(framework.queue_sort_plugins) != 1:
         raise FrameworkError(
             "only one queue sort plugin required for profile with scheduler name "
@@ -213,10 +232,19 @@ def _check_required_points(framework: Framework, scheduler_name: str) -> None:
         raise FrameworkError(
             f'at least one bind plugin is needed for profile with scheduler name "{scheduler_name}"'
         )
+    if len(framework.placement_generate_plugins) > 1:
+        raise FrameworkError(
+            "at most one placement generate plugin is allowed for profile with scheduler name "
+            f'"{scheduler_name}"'
+        )
 
 
-def _valid_score_weights(framework: Framework, entries: list[Any]) -> dict[str, int]:
-    """Score plugin weights (point-specific before multiPoint; 0 means 1), overflow-checked.
+def _valid_score_weights(
+    framework: PluginHolder, kind: type[Plugin], entries: list[Any], what: str
+) -> dict[str, int]:
+    """Weights of the ``kind`` plugins (Score or PlacementScore) among ``entries``
+    (point-specific before multiPoint; 0 means 1), overflow-checked. ``what`` names the point
+    in the error, as upstream prefixes it (``score plugins: ``, ``placement score plugins: ``).
 
     The check is upstream's, in Go's int64 arithmetic: once a negative weight has made the
     running total negative, ``MaxTotalScore - total`` wraps around to a negative number, so
@@ -227,14 +255,14 @@ def _valid_score_weights(framework: Framework, entries: list[Any]) -> dict[str, 
     weights: dict[str, int] = {}
     total = 0
     for entry in entries:
-        if not isinstance(framework.plugins_map.get(entry.name), ScorePlugin):
+        if not isinstance(framework.plugins_map.get(entry.name), kind):
             continue
         if entry.name in weights:
             continue
         weight = entry.weight or 1
         weights[entry.name] = weight
         if weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
-            raise FrameworkError("score plugins: total score of Score plugins could overflow")
+            raise FrameworkError(f"{what} plugins: total score of Score plugins could overflow")
         total = _int64(total + weight * MAX_NODE_SCORE)
     return weights
 

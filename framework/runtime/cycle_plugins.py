@@ -10,13 +10,19 @@ remembered for it (a set that could still change is never remembered).
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from framework.interface.plugins import FilterPlugin, PreFilterExtensions, PreFilterPlugin
-    from framework.runtime.framework import Framework
 
 Extensions = list[tuple["PreFilterPlugin", "PreFilterExtensions"]]
+
+
+class FilterPoints(Protocol):
+    """What CyclePlugins reads of its Framework (a protocol: no import cycle with it)."""
+
+    filter_plugins: list[FilterPlugin]
+    pre_filter_plugins: list[PreFilterPlugin]
 
 
 class CyclePlugins:
@@ -24,7 +30,7 @@ class CyclePlugins:
 
     __slots__ = ("_extensions", "_filters", "_framework", "_skip")
 
-    def __init__(self, framework: Framework) -> None:
+    def __init__(self, framework: FilterPoints) -> None:
         self._framework = framework
         self._skip: frozenset[str] | None = None
         self._filters: list[FilterPlugin] = []

@@ -16,6 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.cycle_state import CycleState
+from framework.interface.placement import (
+    Placement,
+    PlacementPluginScores,
+    PlacementScore,
+    PodGroupAssignments,
+)
 from framework.interface.plugins import (
     BatchFilterPlugin,
     BatchScoreExtensions,
@@ -24,6 +30,8 @@ from framework.interface.plugins import (
     EnqueueExtensions,
     FilterPlugin,
     PermitPlugin,
+    PlacementGeneratePlugin,
+    PlacementScorePlugin,
     Plugin,
     PostBindPlugin,
     PostFilterPlugin,
@@ -43,6 +51,7 @@ from framework.interface.types import (
     MIN_NODE_SCORE,
     NodeScore,
     NodeToStatus,
+    PluginScore,
     PostFilterResult,
     PreFilterResult,
     ScoredNodes,
@@ -94,6 +103,7 @@ if TYPE_CHECKING:
     from framework.cluster.interface import Cluster
     from framework.interface.handle import PodActivator, PodNominator, SharedLister
     from framework.interface.node_info import NodeInfo, PodInfo
+    from framework.interface.pod_group_info import PodGroupInfo
 
 MAX_PERMIT_TIMEOUT = 15 * 60.0
 """Seconds: the longest a Permit plugin may make a pod wait."""
@@ -164,6 +174,9 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = []
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
+        self.placement_generate_plugins: list[PlacementGeneratePlugin] = []
+        self.placement_score_plugins: list[PlacementScorePlugin] = []
+        self.placement_score_plugin_weight: dict[str, int] = {}
         self._cycle_plugins = CyclePlugins(self)
         self.nodes_with_nominated_pods = NodesWithNominatedPods()
         if self._extenders:
@@ -191,16 +204,17 @@ class Framework:
     def list_plugins(self) -> dict[str, list[tuple[str, int | None]]]:
         """The effective plugins per extension point (config key -> [(name, weight)]).
 
-        Weights are given for Score only; points without plugins are left out, as upstream.
+        Weights are given for Score and PlacementScore only; points without plugins are left
+        out, as upstream.
         """
+        weights = {"score": self.score_plugin_weight}
+        weights["placement_score"] = self.placement_score_plugin_weight
         result: dict[str, list[tuple[str, int | None]]] = {}
         for attr, _, _ in EXTENSION_POINTS:
             plugins = point_list(self, attr)
             if plugins:
-                result[camel(attr)] = [
-                    (p.name, self.score_plugin_weight.get(p.name) if attr == "score" else None)
-                    for p in plugins
-                ]
+                point_weights = weights.get(attr, {})
+                result[camel(attr)] = [(p.name, point_weights.get(p.name)) for p in plugins]
         return result
 
     def close(self) -> None:
@@ -775,6 +789,76 @@ class Framework:
         return ScoredNodes.of_weighted_columns(
             list(map(_NODE_NAME, nodes)), names, weighted_columns
         )
+
+    # ----------------------------------------------------------------------------------------
+    # Pod-group cycle: PlacementGenerate, PlacementScore (TopologyAwareWorkloadScheduling)
+
+    def run_placement_generate_plugins(
+        self, state: CycleState, pod_group: PodGroupInfo, nodes: list[NodeInfo]
+    ) -> tuple[list[Placement] | None, Status | None]:
+        """The profile's one PlacementGenerate plugin splits ``nodes`` into placements; without
+        one, every node is the one placement. None generated is Unschedulable."""
+        placement = Placement(nodes=nodes)
+        if not self.placement_generate_plugins:
+            return [placement], None
+        plugin = self.placement_generate_plugins[0]
+        result, status = plugin.generate_placements(state, pod_group, placement)
+        if status is not None and not status.is_success():
+            return None, status.with_plugin(plugin.name)
+        if result is None or not result.placements:
+            status = Status(Code.UNSCHEDULABLE, "no feasible placements found")
+            return None, status.with_plugin(plugin.name)
+        return result.placements, None
+
+    def run_placement_score_plugins(
+        self, state: CycleState, pod_group: PodGroupInfo, assignments: list[PodGroupAssignments]
+    ) -> tuple[list[PlacementPluginScores] | None, Status | None]:
+        """Scores every feasible placement with every plugin, normalizes each plugin's scores,
+        applies weights: RunScorePlugins' three phases, over placements."""
+        plugins = self.placement_score_plugins
+        table: dict[str, list[PlacementScore]] = {}
+        for plugin in plugins:
+            column = []
+            for assignment in assignments:
+                score, status = plugin.score_placement(state, pod_group, assignment)
+                if status is not None and not status.is_success():
+                    return None, Status.error(
+                        f'running PlacementScore plugins: plugin "{plugin.name}" failed with: '
+                        f"{status.as_error()}"
+                    )
+                column.append(PlacementScore(assignment.placement, score))
+            table[plugin.name] = column
+        for plugin in plugins:
+            extensions = plugin.placement_score_extensions()
+            if extensions is None:
+                continue
+            status = extensions.normalize_placement_score(state, pod_group, table[plugin.name])
+            if status is not None and not status.is_success():
+                return None, Status.error(
+                    "running NormalizePlacementScore on PlacementScore plugins: "
+                    f'plugin "{plugin.name}" failed with: {status.as_error()}'
+                )
+        return self._weighted_placement_scores(assignments, table)
+
+    def _weighted_placement_scores(
+        self, assignments: list[PodGroupAssignments], table: dict[str, list[PlacementScore]]
+    ) -> tuple[list[PlacementPluginScores] | None, Status | None]:
+        results = []
+        for index, assignment in enumerate(assignments):
+            scores = PlacementPluginScores(assignment.placement)
+            for plugin in self.placement_score_plugins:
+                score = table[plugin.name][index].score
+                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                    return None, Status.error(
+                        "applying score defaultWeights on PlacementScore plugins: "
+                        f'plugin "{plugin.name}" returns an invalid score {score}, it should in '
+                        f"the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                    )
+                weighted = score * self.placement_score_plugin_weight[plugin.name]
+                scores.scores.append(PluginScore(plugin.name, weighted))
+                scores.total_score += weighted
+            results.append(scores)
+        return results, None
 
     # ----------------------------------------------------------------------------------------
     # Scheduling cycle: Reserve, Permit

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import is_
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from framework.api.pod import Pod
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from framework.interface.handle import SharedLister
     from framework.interface.node_info import NodeInfo, PodInfo
     from framework.interface.status import Status
-    from framework.runtime.framework import Framework
 
 
 def counted_nominated_pods(pod: Pod, nominated: list[PodInfo]) -> list[PodInfo]:
@@ -30,8 +29,23 @@ def counted_nominated_pods(pod: Pod, nominated: list[PodInfo]) -> list[PodInfo]:
     return [p for p in nominated if p.pod.spec.priority >= priority and p.pod.uid != uid]
 
 
+class NominatedFilterHandle(Protocol):
+    """What filtering with nominated pods needs of its Framework (a protocol: no import
+    cycle with it)."""
+
+    nodes_with_nominated_pods: NodesWithNominatedPods
+
+    def snapshot_shared_lister(self) -> SharedLister | None: ...
+
+    def nominated_pods_for_nodes(self, node_names: Sequence[str]) -> list[list[PodInfo]]: ...
+
+    def run_filter_plugins_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]: ...
+
+
 def filter_with_nominated_pods(
-    framework: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    framework: NominatedFilterHandle, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
 ) -> list[Status | None]:
     """Per node, what ``run_filter_plugins_with_nominated_pods`` returns for it, provided no
     PreFilter extension runs in this cycle (the caller checks)."""

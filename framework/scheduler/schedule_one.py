@@ -316,7 +316,7 @@ class ScheduleOne:
             nodes = [
                 self.snapshot.get_node_in_placement(name)
                 for name in pre_result.node_names
-                if name in self.snapshot.node_info_map
+                if name in self.snapshot.node_info_map and self.snapshot.in_placement(name)
             ]
             names = " ".join(sorted(narrowed_by))
             diagnosis.node_to_status.absent_nodes_status = Status(
@@ -343,8 +343,8 @@ class ScheduleOne:
         """Filters only the nominated node (or, without one, the hinted node)."""
         node_name = pod.status.nominated_node_name or node_hint
         node_info = self.snapshot.node_info_map.get(node_name)
-        if node_info is None:
-            return []
+        if node_info is None or not self.snapshot.in_placement(node_name):
+            return []  # outside the placement a pod-group cycle tries: not an error
         hint = "" if pod.status.nominated_node_name else node_hint
         feasible = self._find_nodes_that_pass_filters(
             framework, state, pod, diagnosis, [node_info], node_hint=hint

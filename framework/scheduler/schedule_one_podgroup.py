@@ -16,13 +16,15 @@ things happen here:
    in an infeasible group with ``pod group is unschedulable, <their Permit message>``;
 4. the PodGroup gets ``PodGroupScheduled``.
 
-Not simulated yet (docs/workloads.md): placements (TopologyAwareWorkloadScheduling); its gate
-cannot be turned on without its plugins, so this cycle is the default algorithm upstream runs
-with it off.
+With TopologyAwareWorkloadScheduling, step 1 and 2 run once per placement (a set of nodes the
+profile's PlacementGenerate plugin proposes, one per topology domain of the group's
+constraint), the snapshot limited to that placement's nodes each time; the group takes the
+feasible placement its PlacementScore plugins rank best.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,7 +38,10 @@ from framework.api.pod_group import (
     Condition,
     PodGroup,
 )
+from framework.backend.cache.errors import CacheError
+from framework.features import FeatureGates
 from framework.interface.cycle_state import CycleState
+from framework.interface.placement import Placement, PodGroupAssignments
 from framework.interface.pod_group_info import QueuedPodGroupInfo
 from framework.interface.status import Code, Status, StatusError
 from framework.interface.types import NominatingInfo, NominatingMode, QueuedPodInfo
@@ -52,6 +57,7 @@ from framework.scheduler.schedule_one import (
 )
 
 if TYPE_CHECKING:
+    from framework.api.pod import Pod
     from framework.features import FeatureGates
     from framework.runtime.framework import Framework
 
@@ -89,6 +95,14 @@ class AlgorithmResult:
     """Permit's answer (Success or Wait), set when the member was placed."""
     requires_preemption: bool = False
 
+    def get_pod(self) -> Pod:
+        """A ProposedAssignment's pod (PlacementScore plugins read these)."""
+        return self.pod_info.pod
+
+    def get_node_name(self) -> str:
+        """The member's proposed node; empty when it fits nowhere."""
+        return self.schedule_result.suggested_host
+
 
 @dataclass(slots=True)
 class PodGroupAlgorithmResult:
@@ -111,6 +125,7 @@ class ScheduleOnePodGroup:
     cluster: Any
     features: FeatureGates
     current_cycle: Cycle | None
+    rng: random.Random
 
     def schedule_one_pod_group(self, pod_info: QueuedPodInfo) -> None:
         """Schedules the group of a popped member, with the members the queue holds."""
@@ -275,9 +290,85 @@ class ScheduleOnePodGroup:
     def _pod_group_scheduling_algorithm(
         self, framework: Framework, group_state: CycleState, group_info: QueuedPodGroupInfo
     ) -> PodGroupAlgorithmResult:
-        """Upstream picks the placement algorithm with TopologyAwareWorkloadScheduling; with it
-        off (the only way here, see the module's docstring) the default algorithm."""
+        """The placement algorithm with TopologyAwareWorkloadScheduling, else the default."""
+        if self.features.enabled("TopologyAwareWorkloadScheduling"):
+            return self._pod_group_scheduling_placement_algorithm(
+                framework, group_state, group_info
+            )
         return self._pod_group_scheduling_default_algorithm(framework, group_state, group_info)
+
+    def _pod_group_scheduling_placement_algorithm(
+        self, framework: Framework, group_state: CycleState, group_info: QueuedPodGroupInfo
+    ) -> PodGroupAlgorithmResult:
+        """Runs the default algorithm in each generated placement, the snapshot limited to
+        its nodes; the group takes the one feasible placement, or the best scored of several.
+        When none is feasible, the first placement's result reports why, wrapped."""
+        placements, status = framework.run_placement_generate_plugins(
+            group_state, group_info, self.snapshot.list()
+        )
+        if status is not None and not status.is_success():
+            return PodGroupAlgorithmResult(status=status)
+        first: PodGroupAlgorithmResult | None = None
+        feasible: list[tuple[Placement, PodGroupAlgorithmResult]] = []
+        for placement in placements:
+            result = self._pod_group_scheduling_in_placement(
+                framework, group_state, group_info, placement
+            )
+            if result.status is not None and result.status.is_error():
+                return result
+            if first is None:
+                first = result
+            if _succeeded(result.status) or result.waiting_on_preemption:
+                feasible.append((placement, result))
+        if not feasible:
+            first.status = Status(
+                Code.UNSCHEDULABLE,
+                f"0/{len(placements)} placements are available, first placement status: "
+                f"{first.status.as_error()}",
+            )
+            return first
+        if len(feasible) == 1:
+            return feasible[0][1]
+        return self._best_placement_result(framework, group_state, group_info, feasible)
+
+    def _pod_group_scheduling_in_placement(
+        self,
+        framework: Framework,
+        group_state: CycleState,
+        group_info: QueuedPodGroupInfo,
+        placement: Placement,
+    ) -> PodGroupAlgorithmResult:
+        """The default algorithm with the snapshot limited to the placement's nodes."""
+        try:
+            self.snapshot.assume_placement(placement)
+        except CacheError as err:
+            message = f"failed to assume pod group placement: {err}"
+            return PodGroupAlgorithmResult(status=Status.as_status(StatusError(message)))
+        try:
+            return self._pod_group_scheduling_default_algorithm(framework, group_state, group_info)
+        finally:
+            self.snapshot.forget_placement()
+
+    def _best_placement_result(
+        self,
+        framework: Framework,
+        group_state: CycleState,
+        group_info: QueuedPodGroupInfo,
+        feasible: list[tuple[Placement, PodGroupAlgorithmResult]],
+    ) -> PodGroupAlgorithmResult:
+        """The feasible placement with the highest total PlacementScore; ties broken at
+        random, as upstream (upstream's list comes from a map: no order to keep)."""
+        assignments = [
+            PodGroupAssignments(placement, [r for r in result.pod_results if r.get_node_name()])
+            for placement, result in feasible
+        ]
+        scores, status = framework.run_placement_score_plugins(group_state, group_info, assignments)
+        if status is not None and not status.is_success():
+            return PodGroupAlgorithmResult(status=status)
+        for score in scores:
+            score.randomizer = self.rng.getrandbits(63)
+        best = max(range(len(scores)), key=lambda i: (scores[i].total_score, scores[i].randomizer))
+        return feasible[best][1]
 
     def _pod_group_scheduling_default_algorithm(
         self, framework: Framework, group_state: CycleState, group_info: QueuedPodGroupInfo

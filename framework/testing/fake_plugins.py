@@ -7,15 +7,25 @@ A factory for the registry is ``lambda args, handle: FakeFilter(...)`` or ``fake
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from framework.interface.cycle_state import CycleState
 from framework.interface.events import ClusterEventWithHint
+from framework.interface.placement import (
+    GeneratePlacementsResult,
+    Placement,
+    PlacementScore,
+    PodGroupAssignments,
+)
 from framework.interface.plugins import (
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
     PermitPlugin,
+    PlacementGeneratePlugin,
+    PlacementScoreExtensions,
+    PlacementScorePlugin,
     Plugin,
     PostBindPlugin,
     PostFilterPlugin,
@@ -322,3 +332,68 @@ class AllPointsPlugin(
         self.pre_flight_code = Code.SUCCESS
         self.allow_parallel = False
         self.bound = []
+
+
+class FakePlacementGenerate(FakePlugin, PlacementGeneratePlugin):
+    """Proposes ``placements`` with ``code`` (upstream's TestPlacementGeneratePlugin)."""
+
+    def __init__(
+        self,
+        name: str,
+        placements: list[Placement] | None = None,
+        code: Code = Code.SUCCESS,
+        **kw: Any,
+    ) -> None:
+        super().__init__(name, **kw)
+        self.placements, self.code = placements or [], code
+
+    def generate_placements(
+        self, state: Any, pod_group: Any, parent_placement: Placement
+    ) -> tuple[GeneratePlacementsResult | None, Status | None]:
+        self._record("GeneratePlacements")
+        return GeneratePlacementsResult(list(self.placements)), _status(self.code, "injected")
+
+
+class FakePlacementScore(FakePlugin, PlacementScorePlugin, PlacementScoreExtensions):
+    """Scores placements from ``results`` (placement -> (score, status)); normalizes by
+    ``normalize`` when given (upstream's testPlacementScorePlugin)."""
+
+    def __init__(
+        self,
+        name: str,
+        results: list[tuple[Placement, int, Status | None]] = (),  # type: ignore[assignment]
+        normalize: Callable[[list[PlacementScore]], Status | None] | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(name, **kw)
+        self.results = {id(placement): (score, status) for placement, score, status in results}
+        self.normalize = normalize
+
+    def score_placement(
+        self, state: Any, pod_group: Any, placement: PodGroupAssignments
+    ) -> tuple[int, Status | None]:
+        self._record("ScorePlacement")
+        return self.results.get(id(placement.placement), (0, None))
+
+    def placement_score_extensions(self) -> PlacementScoreExtensions | None:
+        return self if self.normalize is not None else None
+
+    def normalize_placement_score(
+        self, state: Any, pod_group: Any, scores: list[PlacementScore]
+    ) -> Status | None:
+        self._record("NormalizePlacementScore")
+        return self.normalize(scores) if self.normalize is not None else None
+
+
+@dataclass(slots=True)
+class FakeProposedAssignment:
+    """A member and its proposed node, as placement score plugins receive them."""
+
+    pod: Any
+    node_name: str
+
+    def get_pod(self) -> Any:
+        return self.pod
+
+    def get_node_name(self) -> str:
+        return self.node_name

@@ -6,6 +6,7 @@ from typing import Any
 
 from framework.api.node import Node
 from framework.api.pod import Pod
+from framework.api.pod_group import PodGroup
 from framework.interface.node_info import NodeInfo
 
 
@@ -96,3 +97,21 @@ def priority_class_manifest(name: str, value: int, **fields: Any) -> dict[str, A
         "value": value,
         **fields,
     }
+
+
+def make_basic_pod_group(
+    name: str, namespace: str = "default", topology_key: str | None = None
+) -> PodGroup:
+    """A ``basic`` PodGroup, in one domain of ``topology_key`` when one is given (upstream
+    ``st.MakePodGroup().TopologyKey(key)``)."""
+    spec: dict[str, Any] = {"schedulingPolicy": {"basic": {}}}
+    if topology_key is not None:
+        spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
+    return PodGroup.from_dict(
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": spec,
+        }
+    )

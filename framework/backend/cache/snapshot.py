@@ -29,6 +29,7 @@ from framework.interface.node_sums import NodeQuery, NodeSums, OnNodesWith
 if TYPE_CHECKING:
     from framework.api.node import Node
     from framework.api.pod import Pod
+    from framework.interface.placement import Placement
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ class Snapshot:
         "node_info_list",
         "node_info_map",
         "node_sums",
+        "placement_node_names",
+        "placement_nodes",
         "pod_group_state_snapshots",
         "used_pvc_set",
     )
@@ -71,6 +74,10 @@ class Snapshot:
         self.pod_group_state_snapshots: dict[PodGroupKey, PodGroupStateSnapshot] = {}
         # Whether NodeInfo copies stand in for the cache's until a restore (backup_snapshot).
         self.has_backup = False
+        # The assumed placement's nodes (a pod-group cycle trying one placement), or None:
+        # every node is in.
+        self.placement_nodes: list[NodeInfo] | None = None
+        self.placement_node_names: frozenset[str] = frozenset()
 
     # -- SharedLister ------------------------------------------------------------------------
 
@@ -131,16 +138,54 @@ class Snapshot:
     def is_pvc_used_by_pods(self, key: str) -> bool:
         return key in self.used_pvc_set
 
-    # -- placement (workload-aware scheduling is out of scope: every node is in it) ----------
+    # -- placement: the nodes a pod-group cycle tries the group on --------------------------
+
+    def assume_placement(self, placement: Placement) -> None:
+        """Limits the ``*_in_placement`` methods to the placement's nodes until
+        ``forget_placement``; ``list`` and ``get`` still see every node. The placement's
+        NodeInfos must be this snapshot's own (assumed pods show through them); otherwise
+        CacheError, and no placement is set. Every node is the same as no placement."""
+        if len(placement.nodes) == len(self.node_info_list):
+            self.forget_placement()
+            return
+        names = set()
+        for node_info in placement.nodes:
+            name = node_info.node_name
+            own = self.node_info_map.get(name)
+            if own is None:
+                self.forget_placement()
+                raise CacheError(f"node {name} in placement is not present in snapshot")
+            if own is not node_info:
+                self.forget_placement()
+                raise CacheError(
+                    f"node {name} in placement is not the same instance as in the snapshot"
+                )
+            names.add(name)
+        self.placement_nodes = placement.nodes
+        self.placement_node_names = frozenset(names)
+
+    def forget_placement(self) -> None:
+        self.placement_nodes = None
+        self.placement_node_names = frozenset()
 
     def num_nodes_in_placement(self) -> int:
+        if self.placement_nodes is not None:
+            return len(self.placement_nodes)
         return len(self.node_info_list)
 
     def list_nodes_in_placement(self) -> list[NodeInfo]:
+        if self.placement_nodes is not None:
+            return self.placement_nodes
         return self.node_info_list
 
+    def in_placement(self, node_name: str) -> bool:
+        """Whether the node is in the assumed placement (always, without one)."""
+        return self.placement_nodes is None or node_name in self.placement_node_names
+
     def get_node_in_placement(self, node_name: str) -> NodeInfo:
-        return self.get(node_name)
+        if self.in_placement(node_name):
+            return self.get(node_name)
+        raise NodeInfoNotFoundError(f'node "{node_name}" not found in placement')
 
     # -- backup (workload-aware preemption) ------------------------------------------------
 

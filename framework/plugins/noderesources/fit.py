@@ -53,14 +53,17 @@ from framework.interface.node_info import (
     NodeInfo,
     Resource,
 )
+from framework.interface.placement import PodGroupAssignments
 from framework.interface.plugins import (
     BatchFilterPlugin,
     BatchScorePlugin,
     EnqueueExtensions,
+    PlacementScorePlugin,
     PreFilterPlugin,
     PreScorePlugin,
     SignPlugin,
 )
+from framework.interface.pod_group_info import PodGroupInfo
 from framework.interface.signers import RESOURCES_SIGNER_NAME
 from framework.interface.status import Code, Status, StatusError
 from framework.interface.types import PreFilterResult, SignFragment
@@ -379,6 +382,7 @@ class Fit(
     BatchScorePlugin,
     EnqueueExtensions,
     SignPlugin,
+    PlacementScorePlugin,
 ):
     """Checks that a node has enough resources for the pod and scores how it would fit."""
 
@@ -393,6 +397,13 @@ class Fit(
         if errors:
             raise ValueError(aggregate_message(errors))
         self.scorer = get_scorer(args.scoring_strategy)
+        self.placement_scorer: ResourceAllocationScorer | None = None
+        """Bin packing over a placement's nodes, whatever the node scoring strategy
+        (TopologyAwareWorkloadScheduling)."""
+        if features.enable_topology_aware_workload_scheduling:
+            self.placement_scorer = get_scorer(
+                ScoringStrategy(type=MOST_ALLOCATED, resources=args.scoring_strategy.resources)
+            )
         self.handle = handle
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
@@ -645,6 +656,15 @@ class Fit(
     ) -> tuple[list[int], Status | None]:
         pod_requests, dra = self._pre_score_state(state, pod)
         return self.scorer.score_nodes(node_infos, pod_requests, dra)
+
+    def score_placement(
+        self, state: CycleState, pod_group: PodGroupInfo, placement: PodGroupAssignments
+    ) -> tuple[int, Status | None]:
+        """How full the placement's nodes would be with the members proposed there
+        (MostAllocated over their sums); no normalization."""
+        if self.placement_scorer is None:
+            return 0, Status.error("placement scoring needs TopologyAwareWorkloadScheduling")
+        return self.placement_scorer.score_placement(placement), None
 
     def _pre_score_state(
         self, state: CycleState, pod: Pod

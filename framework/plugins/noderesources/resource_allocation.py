@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from framework.api.pod import Pod
 from framework.api.resource_names import RESOURCE_CPU, RESOURCE_MEMORY
@@ -29,6 +30,9 @@ from framework.plugins.noderesources.dra_extended_resources import (
     DRAPreScoreState,
     dra_allocatable_and_allocated,
 )
+
+if TYPE_CHECKING:
+    from framework.interface.placement import PodGroupAssignments
 
 Scorer = Callable[[list[int], list[int], list[int]], int]
 """``scorer(requested, allocated, allocatable) -> score``, lists indexed like the resources.
@@ -232,6 +236,26 @@ class ResourceAllocationScorer:
             allocatable.append([capacity for capacity, _ in pairs])
             allocated.append([used if capacity else 0 for capacity, used in pairs])
         return allocatable, allocated
+
+    def score_placement(self, placement: PodGroupAssignments) -> int:
+        """The strategy's score of a placement's nodes taken as one: their allocatable and
+        requested amounts summed, the proposed members' requests added."""
+        count = len(self.resources)
+        requested = [0] * count
+        for assignment in placement.proposed_assignments:
+            pod_requests = self.calculate_pod_resource_request_list(assignment.get_pod())
+            requested = [a + b for a, b in zip(requested, pod_requests, strict=True)]
+        allocated, allocatable = [0] * count, [0] * count
+        for node_info in placement.placement.nodes:
+            # ``requested`` only decides which scalar resources count here, as upstream's.
+            _, node_allocated, node_allocatable = self.calculate_node_allocatable_request(
+                node_info, requested
+            )
+            for i in range(count):
+                allocatable[i] += node_allocatable[i]
+                allocated[i] += node_allocated[i]
+                requested[i] += node_allocated[i]
+        return self.scorer(requested, allocated, allocatable)
 
     def calculate_node_allocatable_request(
         self, node_info: NodeInfo, pod_requests: list[int], dra: DRAPreScoreState | None = None

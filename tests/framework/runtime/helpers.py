@@ -36,6 +36,14 @@ def profile(
     )
 
 
+def registry_with(*plugins: Any) -> Registry:
+    """A registry of fake plugin instances, each under its own name."""
+    registry = Registry()
+    for plugin in plugins:
+        registry.register(plugin.name, plugin.factory())
+    return registry
+
+
 def minimal(**points: PluginSet | list[Entry]) -> dict[str, PluginSet | list[Entry]]:
     """Adds the queue sort and bind plugins every framework needs, named QS and Binder."""
     return {"queue_sort": ["QS"], "bind": ["Binder"], **points}

@@ -19,14 +19,7 @@ from framework.testing.fake_plugins import (
     FakeQueueSort,
     FakeScore,
 )
-from tests.framework.runtime.helpers import minimal, plugin_set, profile
-
-
-def registry_with(*plugins) -> Registry:
-    registry = Registry()
-    for plugin in plugins:
-        registry.register(plugin.name, plugin.factory())
-    return registry
+from tests.framework.runtime.helpers import minimal, plugin_set, profile, registry_with
 
 
 def standard_registry() -> Registry:
@@ -150,12 +143,6 @@ def test_it_only_instantiates_plugins_the_profile_uses():
 def test_a_zero_score_weight_counts_as_one():
     framework = Framework(standard_registry(), profile(**minimal(score=[("ScorePlugin1", 0)])))
     assert framework.score_plugin_weight == {"ScorePlugin1": 1}
-
-
-def test_workload_aware_extension_points_are_rejected_when_used():
-    points = minimal(placement_generate=["TestPlugin"])
-    with pytest.raises(FrameworkError, match="placementGenerate is not supported"):
-        Framework(standard_registry(), profile(**points))
 
 
 @pytest.mark.parametrize(
@@ -283,7 +270,9 @@ def test_only_requeueable_plugin_kinds_contribute_enqueue_extensions():
         ("ImageLocality", ["score"]),
         ("PrioritySort", ["queueSort"]),
         ("DefaultPreemption", ["postFilter", "preEnqueue"]),
-        ("NodeResourcesFit", ["preFilter", "filter", "preScore", "score"]),
+        ("NodeResourcesFit", ["preFilter", "filter", "preScore", "score", "placementScore"]),
+        ("TopologyPlacementGenerator", ["placementGenerate"]),
+        ("PodGroupPodsCount", ["placementScore"]),
         ("DefaultBinder", ["bind"]),
     ],
 )

@@ -14,7 +14,8 @@ from framework.backend.cache.snapshot import (
     get_node_image_states,
     new_snapshot,
 )
-from framework.interface.node_info import ImageStateSummary, PodInfo
+from framework.interface.node_info import ImageStateSummary, NodeInfo, PodInfo
+from framework.interface.placement import Placement
 
 from .helpers import MB, node, pod, pod_with_anti_affinity
 
@@ -294,3 +295,81 @@ def test_it_implements_the_shared_lister_protocols():
     assert snapshot.node_infos() is snapshot
     assert snapshot.storage_infos() is snapshot
     assert snapshot.node_infos().have_pods_with_required_anti_affinity_list() == [snapshot.get("n")]
+
+
+# -- placements (upstream TestSnapshot_Placement) ---------------------------------------------
+
+
+def node_info_of(n) -> NodeInfo:
+    info = NodeInfo()
+    info.set_node(n)
+    return info
+
+
+def snapshot_and_placement(*placed: str):
+    snapshot = new_snapshot([], [node("n1"), node("n2"), node("n3")])
+    return snapshot, Placement(nodes=[snapshot.node_info_map[name] for name in placed])
+
+
+def in_placement(snapshot) -> tuple[int, list[str]]:
+    listed = snapshot.list_nodes_in_placement()
+    return snapshot.num_nodes_in_placement(), [info.node_name for info in listed]
+
+
+def test_without_a_placement_every_node_is_in_it():
+    snapshot, _ = snapshot_and_placement()
+    assert in_placement(snapshot) == (3, ["n1", "n2", "n3"])
+    assert snapshot.get_node_in_placement("n1") is snapshot.get("n1")
+
+
+def test_an_assumed_placement_limits_the_nodes_in_placement_only():
+    snapshot, placement = snapshot_and_placement("n2", "n3")
+    snapshot.assume_placement(placement)
+
+    assert in_placement(snapshot) == (2, ["n2", "n3"])
+    with pytest.raises(NodeInfoNotFoundError):
+        snapshot.get_node_in_placement("n1")
+    assert snapshot.get_node_in_placement("n3") is snapshot.get("n3")
+    assert len(snapshot.list()) == 3  # List and Get still see every node
+    assert snapshot.get("n1").node_name == "n1"
+
+
+def test_a_forgotten_placement_leaves_every_node_in_it():
+    snapshot, placement = snapshot_and_placement("n2", "n3")
+    snapshot.assume_placement(placement)
+    snapshot.forget_placement()
+
+    assert in_placement(snapshot) == (3, ["n1", "n2", "n3"])
+    assert snapshot.get_node_in_placement("n1") is snapshot.get("n1")
+
+
+@pytest.mark.parametrize(
+    ("stranger", "message"),
+    [
+        (
+            lambda info: info.clone(),
+            "node n2 in placement is not the same instance as in the snapshot",
+        ),
+        (lambda info: node_info_of(node("n9")), "node n9 in placement is not present in snapshot"),
+    ],
+    ids=["a copy of a snapshot node", "a node the snapshot lacks"],
+)
+def test_a_placement_of_other_node_infos_is_refused_and_none_is_set(stranger, message):
+    snapshot, placement = snapshot_and_placement("n2")
+    snapshot.assume_placement(Placement(nodes=[snapshot.node_info_map["n1"]]))
+    placement.nodes[0] = stranger(placement.nodes[0])
+
+    with pytest.raises(CacheError) as raised:
+        snapshot.assume_placement(placement)
+    assert str(raised.value) == message
+    assert in_placement(snapshot) == (3, ["n1", "n2", "n3"])
+
+
+def test_pods_assumed_in_the_snapshot_show_through_the_placement():
+    snapshot, placement = snapshot_and_placement("n2")
+    snapshot.assume_placement(placement)
+    snapshot.assume_pod(PodInfo(pod("pod-1", "n2", uid="pod-1")))
+
+    [listed] = snapshot.list_nodes_in_placement()
+    assert listed is snapshot.get_node_in_placement("n2") is snapshot.get("n2")
+    assert [p.pod.name for p in listed.pods] == ["pod-1"]
