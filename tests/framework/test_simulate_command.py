@@ -444,13 +444,13 @@ def test_it_schedules_a_gang_whole_with_the_gang_gates_and_refuses_it_without():
 
 
 def test_it_refuses_the_workload_gates_it_does_not_simulate_yet():
-    gates = "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true"
+    gates = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
     refused = example("custom-profile", "--feature-gates", gates)
 
     assert (refused.returncode, refused.stderr) == (
         1,
         "simulate: feature gates not simulated yet (docs/workloads.md): "
-        "TopologyAwareWorkloadScheduling\n",
+        "DRAWorkloadResourceClaims\n",
     )
 
 
