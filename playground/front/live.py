@@ -24,6 +24,7 @@ from playground.front.stop_section import render_stop_parts, stored_stop
 from playground.front.usage import NodeUsage
 from playground.front.views.cluster import node_page, nodes_context, pods_context
 from playground.front.views.permit import permit_context
+from playground.front.views.pod_groups import group_context, groups_context
 from playground.front.views.pods import latest_attempt_context
 from playground.front.views.queue import board_context
 from playground.front.views.workspaces import overview_context
@@ -38,9 +39,14 @@ from playground.workspaces.models import (
 DEBUGGER = "debugger"
 PROFILE = "profile"
 """The profile page: the revision and feature gates the scheduler runs with, beside its state."""
-VIEWS = ("overview", "nodes", "pods", "queue", "permit", DEBUGGER, PROFILE)
-BOARD_VIEWS = ("overview", "pods", "queue", "permit")
+POD_GROUPS = "pod-groups"
+POD_GROUP = "pod-group"
+"""A group's page (``?view=pod-group&group=namespace/name``)."""
+VIEWS = ("overview", "nodes", "pods", "queue", "permit", DEBUGGER, PROFILE, POD_GROUPS, POD_GROUP)
+BOARD_VIEWS = ("overview", "pods", "queue", "permit", POD_GROUPS, POD_GROUP)
 """Views whose fragments change with the queue."""
+ATTEMPT_VIEWS = ("pods", POD_GROUPS, POD_GROUP)
+"""Views whose fragments change when attempts are stored (a pod was bound or failed)."""
 PANEL_VIEWS = ("overview", "queue")
 """Views that show the scheduler's panel (state, lease, Pause / Resume) besides the top bar."""
 CLUSTER_NEWS = {broadcast.QUEUE_STATUS, broadcast.ATTEMPTS_RECORDED, broadcast.NODE_USAGE}
@@ -55,12 +61,14 @@ a message the channel layer dropped (a full channel) would otherwise leave stale
 class LiveView:
     """Which page a websocket feeds: one of VIEWS (or none: the service state only), and for
     the pods page, its filter (``?view=pods&state=unschedulable&page=2``), for the queue
-    board, its chart's time window (``?view=queue&window=60``)."""
+    board, its chart's time window (``?view=queue&window=60``), for a group's page, the
+    group (``?view=pod-group&group=default/trainer``)."""
 
     name: str = ""
     page: str = "1"
     pod_filter: PodFilter = field(default_factory=PodFilter)
     window: str | None = None
+    group: tuple[str, str] = ("", "")
 
     @classmethod
     def from_query(cls, query_string: bytes | str) -> LiveView:
@@ -71,8 +79,13 @@ class LiveView:
         page = query.get("page", ["1"])[0]
         pod_filter = PodFilter.from_query({key: values[0] for key, values in query.items()})
         window = query.get("window", [None])[0]
+        namespace, _, group = query.get("group", [""])[0].partition("/")
         return cls(
-            name if name in VIEWS else "", page if page.isdigit() else "1", pod_filter, window
+            name if name in VIEWS else "",
+            page if page.isdigit() else "1",
+            pod_filter,
+            window,
+            (namespace, group),
         )
 
 
@@ -105,7 +118,7 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     parts = [scheduler_parts(workspace, view)]
     status = latest.get(broadcast.QUEUE_STATUS)
     board = _published_board(status["status"]) if status else None
-    if board is None and broadcast.ATTEMPTS_RECORDED in latest and view.name == "pods":
+    if board is None and broadcast.ATTEMPTS_RECORDED in latest and view.name in ATTEMPT_VIEWS:
         board = board_of(workspace)  # a pod was bound or failed: its row changes
     if board is None and STATE_CHECK in latest and view.name in BOARD_VIEWS:
         board = board_of(workspace)  # as stored: only what differs from the page goes out
@@ -138,7 +151,21 @@ def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
     if view.name == "pods":
         context = pods_context(workspace, view.page, board, view.pod_filter)
         return render_to_string("front/pods_table.html", context)
+    if view.name == POD_GROUPS:
+        return render_to_string("front/pod_groups_table.html", groups_context(workspace, board))
+    if view.name == POD_GROUP:
+        return _pod_group(workspace, view, board)
     return _overview(workspace)
+
+
+def _pod_group(workspace: Workspace, view: LiveView, board: Board) -> str:
+    """The group's members and its cycle's tables (nothing once the group is gone)."""
+    context = group_context(workspace, *view.group, board)
+    if context is None:
+        return ""
+    return render_to_string("front/pod_group_members.html", context) + render_to_string(
+        "front/pod_group_cycle.html", context
+    )
 
 
 def _overview(workspace: Workspace) -> str:

@@ -19,6 +19,7 @@ from playground.workspaces.models import SchedulerLease
         (b"view=admin&page=-1", LiveView("", "1")),
         ("view=nodes&page=2", LiveView("nodes", "2")),
         (b"view=profile", LiveView("profile", "1")),
+        (b"view=pod-group&group=default/g", LiveView("pod-group", "1", group=("default", "g"))),
     ],
     ids=[
         "a page of pods",
@@ -27,6 +28,7 @@ from playground.workspaces.models import SchedulerLease
         "unknown views and bad pages are ignored",
         "text as well as bytes",
         "the profile page",
+        "a pod group's page",
     ],
 )
 def test_the_view_comes_from_the_query_string(query, view):
@@ -64,7 +66,9 @@ def test_pages_without_a_stream_of_their_own_show_the_state_and_open_one_for_it(
     ) == running
 
 
-@pytest.mark.parametrize("page", ["", "nodes/", "pods/", "queue/", "permit/", "profile/"])
+@pytest.mark.parametrize(
+    "page", ["", "nodes/", "pods/", "queue/", "permit/", "profile/", "pod-groups/"]
+)
 def test_pages_with_a_stream_of_their_own_open_no_second_one(logged_in, workspace, page):
     content = logged_in.get(f"/w/lab/{page}").content.decode()
     assert content.count("ws-connect=") == 1
