@@ -14,6 +14,7 @@ from playground.front.access import workspace_view
 from playground.front.commands import send_command
 from playground.front.configuration import runs_plugin_at
 from playground.front.pages import render_page
+from playground.front.pod_groups import GroupView, groups_of, pod_group
 from playground.front.queue_board import Board, board_of
 from playground.scheduling.plugins import WAIT_FOR_APPROVAL
 from playground.workspaces.models import SchedulerCommand, Workspace
@@ -73,10 +74,35 @@ def permit_context(workspace: Workspace, board: Board) -> dict[str, Any]:
         }
         for entry in board.lists.get("waiting", [])
     ]
-    context = {"workspace": workspace, "waiting": waiting, "approval": WAIT_FOR_APPROVAL}
+    context = {
+        "workspace": workspace,
+        "waiting": waiting,
+        "sections": by_pod_group(workspace, waiting, board),
+        "approval": WAIT_FOR_APPROVAL,
+    }
     if not waiting:
         configuration = workspace.current_configuration()
         context["approval_enabled"] = configuration is not None and runs_plugin_at(
             configuration.text, "permit", WAIT_FOR_APPROVAL, configuration.feature_gates
         )
     return context
+
+
+def by_pod_group(
+    workspace: Workspace, waiting: list[dict[str, Any]], board: Board
+) -> list[tuple[GroupView | None, list[dict[str, Any]]]]:
+    """The waiting pods, a gang's members together under their group (with its quorum), in
+    the order the first of each is listed; pods outside groups as they come, without one."""
+    groups = groups_of(workspace, [entry.get("uid", "") for entry in waiting])
+    sections: list[tuple[GroupView | None, list[dict[str, Any]]]] = []
+    index: dict[tuple[str, str], int] = {}
+    for entry in waiting:
+        key = groups.get(entry.get("uid", ""))
+        if key is None:
+            sections.append((None, [entry]))
+            continue
+        if key not in index:
+            index[key] = len(sections)
+            sections.append((pod_group(workspace, *key, board), []))
+        sections[index[key]][1].append(entry)
+    return sections

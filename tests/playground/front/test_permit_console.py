@@ -8,6 +8,8 @@ import yaml
 from django.test import Client
 
 from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, SchedulerStatus
+from tests.playground.front.rows import pod, store
+from tests.playground.front.test_pod_groups_page import member, pod_group
 from tests.playground.scheduling.test_service import WAIT_FOR_APPROVAL
 
 WAITING = [
@@ -171,3 +173,33 @@ def test_a_prefill_that_cannot_be_made_says_why(logged_in, workspace, enable, no
     SchedulerConfiguration.objects.create(workspace=workspace, revision=1, text=WAIT_FOR_APPROVAL)
     content = logged_in.get(f"/w/lab/profile/?enable={enable}").content.decode()
     assert note in content
+
+
+def test_gang_members_wait_together_under_their_group_with_the_quorum(logged_in, workspace):
+    store(workspace, pod_group("trainer", 4))
+    for name in ("trainer-0", "trainer-1", "trainer-2"):
+        store(workspace, member(name, "trainer"))
+    store(workspace, pod("alone"))
+    waiting = [
+        {"pod": f"default/{name}", "uid": f"uid-{name}", "node": "n1", "pendingPlugins": [plugin]}
+        for name, plugin in (
+            ("trainer-0", "GangScheduling"),
+            ("alone", "Gate"),
+            ("trainer-2", "GangScheduling"),
+        )
+    ]
+    SchedulerStatus.objects.create(
+        workspace=workspace, queue={"waiting": waiting}, waiting_pods=waiting
+    )
+
+    content = logged_in.get("/w/lab/permit/").content.decode()
+
+    gang = content[content.index('aria-label="Pod group default/trainer"') :]
+    gang = gang[: gang.index("</tbody>")]
+    assert '<span class="quorum-text">2 of 4 assumed</span>' in gang
+    assert 'href="/w/lab/pod-groups/default/trainer/"' in gang
+    assert "default/trainer-0" in gang and "default/trainer-2" in gang
+    assert "default/alone" not in gang
+    assert "default/alone" in content
+    # Each member is still allowed or rejected on its own.
+    assert gang.count('name="uid" value="uid-trainer-0"') == 4  # per plugin, and all
