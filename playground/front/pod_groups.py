@@ -12,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from framework.api.pod_group import POD_GROUP_SCHEDULED, Condition, PodGroup
+from framework.features import FeatureGates
 from framework.plugins.gangscheduling.gang_scheduling import PERMIT_TIMEOUT_SECONDS
 from framework.plugins.names import GANG_SCHEDULING
 from playground.front.pod_states import PodState, state_of
 from playground.front.queue_board import Board, board_of
 from playground.workspaces.models import ClusterObject, Workspace
 
+GENERIC_WORKLOAD = "GenericWorkload"
 PLACED = frozenset({"bound", "binding", "waiting"})
 """Where a member counts as placed: bound, or assumed on its node (waiting at Permit for the
 quorum, or its binding cycle under way), as GangScheduling counts assumed and bound pods."""
@@ -113,6 +115,21 @@ class GroupView:
     def failing(self) -> list[Member]:
         """Members that failed their latest attempt, each with its message."""
         return [m for m in self.members if m.state.name == "unschedulable" and m.state.message]
+
+
+def offers_pod_groups(workspace: Workspace) -> bool:
+    """Whether the workspace's navigation leads to its pod groups: it has some, or its
+    scheduler runs with GenericWorkload. Others do without the link, which would crowd a top
+    bar that keeps to one row at 1280 px."""
+    if ClusterObject.objects.filter(workspace=workspace, kind="PodGroup").exists():
+        return True
+    configuration = workspace.current_configuration()
+    if configuration is None or not configuration.feature_gates:
+        return False
+    try:
+        return FeatureGates.from_string(configuration.feature_gates).enabled(GENERIC_WORKLOAD)
+    except ValueError:
+        return False
 
 
 def pod_groups(workspace: Workspace, board: Board | None = None) -> list[GroupView]:

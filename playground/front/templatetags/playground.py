@@ -10,6 +10,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from playground.clusters.mirroring import mirrored_by
 from playground.front import live
+from playground.front.pod_groups import offers_pod_groups
 from playground.scheduling.scheduler_state import SchedulerState, scheduler_state
 
 register = template.Library()
@@ -59,6 +60,12 @@ def service_state(workspace: Any) -> SafeString:
 def scheduler_state_of(workspace: Any) -> SchedulerState:
     """The scheduler's state, for a template that is not handed it (``{% ... as scheduler %}``)."""
     return scheduler_state(workspace.pk)
+
+
+@register.simple_tag
+def pod_groups_offered(workspace: Any) -> bool:
+    """Whether the navigation links to the workspace's pod groups (``pod_groups``)."""
+    return offers_pod_groups(workspace)
 
 
 @register.simple_tag

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from playground.workspaces.models import SchedulerStatus, SchedulingAttempt
+from playground.workspaces.models import (
+    SchedulerConfiguration,
+    SchedulerStatus,
+    SchedulingAttempt,
+)
 from tests.playground.front.rows import pod, store
 
 GATES = "GenericWorkload=true,GangScheduling=true"
@@ -59,9 +63,23 @@ def gang(workspace):
     )
 
 
-def test_the_workspace_navigation_leads_to_the_pod_groups(logged_in, workspace):
-    content = logged_in.get("/w/lab/").content.decode()
-    assert 'href="/w/lab/pod-groups/"' in content
+LINK = 'href="/w/lab/pod-groups/"'
+
+
+def test_the_navigation_leads_to_the_pod_groups_of_a_workspace_that_has_some(logged_in, workspace):
+    assert LINK not in logged_in.get("/w/lab/").content.decode()
+    store(workspace, pod_group("g", 2))
+    assert LINK in logged_in.get("/w/lab/").content.decode()
+
+
+@pytest.mark.parametrize(("gates", "offered"), [(GATES, True), ("GenericWorkload=false", False)])
+def test_the_navigation_leads_to_the_pod_groups_while_the_scheduler_schedules_groups(
+    logged_in, workspace, gates, offered
+):
+    SchedulerConfiguration.objects.create(
+        workspace=workspace, revision=1, text="", feature_gates=gates
+    )
+    assert (LINK in logged_in.get("/w/lab/").content.decode()) == offered
 
 
 def test_a_gang_shows_its_policy_members_and_quorum(logged_in, gang):
