@@ -15,7 +15,8 @@ def add_breakpoint_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="POINT[:PLUGIN][@NODE]",
         help="stop at an extension point (preEnqueue … postBind), optionally at one plugin and, "
-        "at filter or score, one node; 'failure' stops where an attempt fails (repeatable)",
+        "at filter or score, one node; 'podGroup' stops as a pod group's cycle starts; "
+        "'failure' stops where an attempt fails (repeatable)",
     )
     parser.add_argument(
         "--break-pod", default="", metavar="NS/NAME", help="breakpoints concern this pod only"

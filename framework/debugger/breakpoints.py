@@ -4,6 +4,10 @@
 A breakpoint fires at most once per attempt, at the first trace event it matches: for a point,
 the first plugin call there (or the point's own summary when it has no plugin); for a failure,
 the first extension point that ends Unschedulable, UnschedulableAndUnresolvable or Error.
+
+A ``podGroup`` breakpoint (GenericWorkload) stops once at each pod group's cycle, as it starts,
+before any member is tried; narrowed to a pod, a selector or a profile, it stops at the cycles
+of the groups with a member it applies to. Each member's trial then stops at the usual points.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ from framework.api.labels import Selector, SelectorError
 from framework.api.pod import Pod
 from framework.trace import EXTENSION_POINT, TraceEvent
 
+POD_GROUP = "podGroup"
+"""Not an extension point: the start of a pod group's scheduling cycle."""
 POINTS = (
     "preEnqueue",
+    POD_GROUP,
     "preFilter",
     "filter",
     "postFilter",
@@ -29,7 +36,8 @@ POINTS = (
     "bind",
     "postBind",
 )
-"""The extension points a breakpoint may name, in the order a cycle reaches them."""
+"""The places a breakpoint may name, in the order a cycle reaches them: the extension points,
+and a pod group's cycle, which starts once its members passed PreEnqueue."""
 NODE_POINTS = ("filter", "score")
 """Points whose plugins are called once per node, so a breakpoint may name a node."""
 FAILURE_CODES = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"})
@@ -64,6 +72,11 @@ class Breakpoint:
             raise BreakpointError(
                 "plugin: a breakpoint on failure stops where the attempt fails, not at a plugin"
             )
+        if self.plugin and self.point == POD_GROUP:
+            raise BreakpointError(
+                "plugin: a pod group breakpoint stops where the group's cycle starts, before "
+                "any plugin"
+            )
         if self.node and self.point not in NODE_POINTS:
             raise BreakpointError(
                 f"node: only a breakpoint at {' or '.join(NODE_POINTS)} can name a node"
@@ -80,6 +93,11 @@ class Breakpoint:
         if self.profile and self.profile != profile:
             return False
         return not self.selector or _selector(self.selector).matches(pod.metadata.labels)
+
+    def applies_to_group(self, members: list[tuple[Pod, str]]) -> bool:
+        """Whether this is a pod group breakpoint that concerns the group: one of its members
+        (pod, profile) is one it applies to."""
+        return self.point == POD_GROUP and any(self.applies_to(p, prof) for p, prof in members)
 
     def matches(self, event: TraceEvent) -> bool:
         """Whether the event is a place this breakpoint stops at (for a pod it applies to)."""

@@ -13,6 +13,12 @@ no other hook. The controller looks at the stop and answers with a command:
 
 A breakpoint narrowed to one node at Filter or Score turns on the runtime's per-node form for
 the cycles it concerns, so each node's call is an event of its own (the results are the same).
+
+A pod group breakpoint stops as a group's cycle starts (the scheduler's
+``pod_group_cycle_hooks``), before any member is tried. The group has no attempt of its own:
+``step`` and ``next`` go on to the first member's trial (its first event, the end of its first
+extension point), ``run`` lets every member's trial in this cycle run without stops, and
+``abort`` is taken as ``run``.
 """
 
 from __future__ import annotations
@@ -24,17 +30,22 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.debugger import view
-from framework.debugger.breakpoints import Breakpoint
+from framework.debugger.breakpoints import POD_GROUP, Breakpoint
 from framework.scheduler.cycle import AttemptAborted, Cycle
 from framework.trace import EXTENSION_POINT, FanOut, TraceEvent, hold
 
 if TYPE_CHECKING:
+    from framework.api.pod import Pod
+    from framework.interface.pod_group_info import QueuedPodGroupInfo
+    from framework.runtime.framework import Framework
     from framework.scheduler.scheduler import Scheduler
 
 STEP, NEXT, CONTINUE, RUN, ABORT = "step", "next", "continue", "run", "abort"
 COMMANDS = (STEP, NEXT, CONTINUE, RUN, ABORT)
-CANNOT_ABORT = frozenset({"preEnqueue", "unreserve", "bind", "postBind"})
+CANNOT_ABORT = frozenset({"preEnqueue", POD_GROUP, "unreserve", "bind", "postBind"})
 """Where an attempt cannot be ended any more (or has not begun): abort is taken as run."""
+POD_GROUP_CYCLE = "podGroupCycle"
+"""The kind of a group stop's event: the start of a pod group's cycle, not a plugin call."""
 
 
 @dataclass
@@ -108,9 +119,31 @@ class Debugger:
     def __init__(self, breakpoints: Iterable[Breakpoint], controller: Controller) -> None:
         self.breakpoints = list(breakpoints)
         self.controller = controller
-        self.scheduler: Scheduler | None = None
+        self._scheduler: Scheduler | None = None
         self.stops = 0
         self._attempts: OrderedDict[str, _Attempt] = OrderedDict()
+        self._next_modes: dict[str, str] = {}
+        """Pod key -> the mode its next attempt starts in (set at a group's stop)."""
+        self._group_members: list[tuple[Pod, str]] = []
+        """The members (pod, profile) of the group whose cycle the debugger stopped at last."""
+
+    @property
+    def scheduler(self) -> Scheduler | None:
+        return self._scheduler
+
+    @scheduler.setter
+    def scheduler(self, scheduler: Scheduler | None) -> None:
+        """The scheduler observed; the debugger hears of its pod groups' cycles from now on
+        (a scheduler's observers hear only of plugin calls and extension points)."""
+        self._scheduler = scheduler
+        if (
+            scheduler is not None
+            and self._on_pod_group_cycle not in scheduler.pod_group_cycle_hooks
+        ):
+            scheduler.pod_group_cycle_hooks = (
+                *scheduler.pod_group_cycle_hooks,
+                self._on_pod_group_cycle,
+            )
 
     def attach(self, scheduler: Scheduler) -> Debugger:
         """Observes every profile of the scheduler, beside the observers it already has."""
@@ -138,6 +171,8 @@ class Debugger:
             return False
         if stop.reason in (STEP, NEXT):
             return True
+        if stop.kind == POD_GROUP_CYCLE:
+            return any(b.applies_to_group(self._group_members) for b in self.breakpoints)
         attempt = self._attempts.get(stop.pod)
         if attempt is None:
             return False
@@ -152,7 +187,8 @@ class Debugger:
             cycle = None
         known = self._attempts.get(event.pod)
         if known is None or (cycle is not None and known.cycle is not cycle):
-            known = self._attempts[event.pod] = _Attempt(cycle)
+            mode = self._next_modes.pop(event.pod, CONTINUE)
+            known = self._attempts[event.pod] = _Attempt(cycle, mode=mode)
             if len(self._attempts) > self.attempts_kept:
                 self._attempts.popitem(last=False)
         self._attempts.move_to_end(event.pod)
@@ -166,6 +202,43 @@ class Debugger:
         cycle.framework.per_node = any(
             b.narrows_to_a_node() and b.applies_to(pod, profile) for b in self.breakpoints
         )
+
+    # -- pod groups --------------------------------------------------------------------------
+
+    def _on_pod_group_cycle(self, framework: Framework, group_info: QueuedPodGroupInfo) -> None:
+        """Stops at the group's cycle if a pod group breakpoint concerns one of its members."""
+        profile = framework.profile_name()
+        members = [(p.pod, profile) for p in group_info.queued_pod_infos]
+        concerned = [b for b in self.breakpoints if b.applies_to_group(members)]
+        if not concerned or not members:
+            return
+        self._group_members = members
+        event = TraceEvent(
+            kind=POD_GROUP_CYCLE,
+            point=POD_GROUP,
+            pod=members[0][0].key,
+            profile=profile,
+            code="",
+            data={
+                "podGroup": f"{group_info.namespace}/{group_info.name}",
+                "members": [pod.key for pod, _ in members],
+            },
+        )
+        command = self._ask(event, f"breakpoint {concerned[0]}", self._group_state())
+        if command in (STEP, NEXT):
+            self._next_modes[members[0][0].key] = command
+        elif command == RUN:
+            self._next_modes.update((pod.key, RUN) for pod, _ in members)
+
+    def _group_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {"results": view.results_so_far([])}
+        scheduler = self.scheduler
+        if scheduler is not None:
+            nodes = scheduler.snapshot.list()
+            state["nodes"] = view.candidate_nodes(nodes)
+            state["nominatedPods"] = view.nominated_pods(scheduler.queue, nodes)
+            state["queue"] = view.queue_place(scheduler.queue, None)
+        return state
 
     # -- stopping --------------------------------------------------------------------------
 
@@ -194,14 +267,24 @@ class Debugger:
         return [b for b in self.breakpoints if b.applies_to(pod, profile)]
 
     def _stop(self, attempt: _Attempt, event: TraceEvent, reason: str) -> None:
+        number = attempt.cycle.attempt if attempt.cycle is not None else 0
+        command = self._ask(event, reason, self._state(attempt), number, list(attempt.events))
+        if command == ABORT:
+            attempt.mode = CONTINUE  # breakpoints still show what the abort undoes (Unreserve)
+            raise AttemptAborted(f"aborted by the debugger at {event.point}")
+        attempt.mode = command
+
+    def _ask(
+        self,
+        event: TraceEvent,
+        reason: str,
+        state: dict[str, Any],
+        attempt: int = 0,
+        events: list[TraceEvent] | None = None,
+    ) -> str:
+        """Stops: the controller's command (abort taken as run where it cannot end anything)."""
         self.stops += 1
-        stop = Stop(
-            attempt=attempt.cycle.attempt if attempt.cycle is not None else 0,
-            reason=reason,
-            event=event,
-            state=self._state(attempt),
-            events=list(attempt.events),
-        )
+        stop = Stop(attempt, reason, event, state, events or [])
         began = perf_counter()
         try:
             command = self.controller(stop)
@@ -209,12 +292,7 @@ class Debugger:
             hold(perf_counter() - began)  # the time stopped is not the extension point's
         if command not in COMMANDS:
             raise ValueError(f"unknown debugger command {command!r} (one of {', '.join(COMMANDS)})")
-        if command == ABORT and event.point in CANNOT_ABORT:
-            command = RUN
-        if command == ABORT:
-            attempt.mode = CONTINUE  # breakpoints still show what the abort undoes (Unreserve)
-            raise AttemptAborted(f"aborted by the debugger at {event.point}")
-        attempt.mode = command
+        return RUN if command == ABORT and event.point in CANNOT_ABORT else command
 
     def _state(self, attempt: _Attempt) -> dict[str, Any]:
         scheduler = self.scheduler
@@ -230,7 +308,11 @@ class Debugger:
 
 
 def describe_stop(stop: Stop) -> str:
-    """One line: the pod and attempt, where, and why."""
+    """One line: the pod and attempt (the group and its members at a group's stop), where,
+    and why."""
+    if stop.kind == POD_GROUP_CYCLE:
+        members = ", ".join(stop.event.data["members"])
+        return f"pod group {stop.event.data['podGroup']} ({members}): cycle starts [{stop.reason}]"
     where = stop.point + (f" · {stop.plugin}" if stop.plugin else "")
     where += f" · node {stop.node}" if stop.node else ""
     kind = " (end of the extension point)" if stop.kind == EXTENSION_POINT else ""

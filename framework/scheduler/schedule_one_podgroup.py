@@ -126,6 +126,9 @@ class ScheduleOnePodGroup:
     features: FeatureGates
     current_cycle: Cycle | None
     rng: random.Random
+    pod_group_cycle_hooks: tuple[Callable[[Framework, QueuedPodGroupInfo], None], ...] = ()
+    """Called as each group's cycle starts, once the snapshot is up to date (the debugger's
+    pod-group breakpoints stop there)."""
 
     def schedule_one_pod_group(self, pod_info: QueuedPodInfo) -> None:
         """Schedules the group of a popped member, with the members the queue holds."""
@@ -218,6 +221,8 @@ class ScheduleOnePodGroup:
         except Exception as err:
             result = PodGroupAlgorithmResult(status=Status.as_status(err))
         else:
+            for hook in self.pod_group_cycle_hooks:
+                hook(framework, group_info)
             result = self._pod_group_scheduling_algorithm(framework, group_state, group_info)
             self._pod_group_post_filter(result, framework, group_state, group_info)
         self._submit_pod_group_algorithm_result(framework, group_state, group_info, result)

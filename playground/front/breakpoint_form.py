@@ -21,7 +21,7 @@ from django import forms
 from framework.api.errors import ObjectError
 from framework.api.loader import parse_object
 from framework.api.pod import Pod
-from framework.debugger.breakpoints import POINTS, BreakpointError
+from framework.debugger.breakpoints import POD_GROUP, POINTS, BreakpointError
 from framework.debugger.breakpoints import Breakpoint as EngineBreakpoint
 from playground.front.configuration import Profile, check_configuration
 from playground.workspaces.models import Breakpoint, ClusterObject, Workspace
@@ -30,9 +30,11 @@ from playground.workspaces.services import default_configuration_text
 ON_FAILURE = "failure"
 """The point select's value for a breakpoint on failure (the command line's ``--break failure``)."""
 POINT_LABELS = {point: point[0].upper() + point[1:] for point in POINTS} | {
-    ON_FAILURE: "On failure"
+    POD_GROUP: "Pod group cycle",
+    ON_FAILURE: "On failure",
 }
-"""Upstream's names of the extension points (Score, PreBind), as the attempt tables show them."""
+"""Upstream's names of the extension points (Score, PreBind), as the attempt tables show them;
+and where a pod group's cycle starts."""
 DATALIST_LIMIT = 500
 """Node and pod names offered as suggestions at most; any other name can still be typed."""
 FIELDS = ("point", "plugin", "node", "pod", "selector", "profile")

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from framework.debugger.session import POD_GROUP_CYCLE
 from playground.front import trace_tables
 
 PANEL_ROWS = 100
@@ -24,6 +25,7 @@ KINDS = {
     "plugin": "plugin call",
     "pluginBatch": "batch call",
     "extensionPoint": "end of the extension point",
+    POD_GROUP_CYCLE: "start of a pod group's cycle",
 }
 CPU, MEMORY, PODS = "cpu (millicores)", "memory (bytes)", "pods"
 """Resource names in framework.debugger.view.candidate_nodes."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from framework.debugger.session import CANNOT_ABORT
+from framework.debugger.session import CANNOT_ABORT, POD_GROUP_CYCLE
 from playground.workspaces.models import SchedulerStatus, Workspace
 
 CONTROLS = (
@@ -96,7 +96,18 @@ def stop_context(
         "deadline": _time(stop, "deadline"),
         "pod_page": pod_uid is not None,
         "pod_uid": pod_uid,
+        "pod_group": pod_group_of(stop),
     }
+
+
+def pod_group_of(stop: dict[str, Any] | None) -> dict[str, Any] | None:
+    """At a pod group's stop: the group (namespace, name) and its members in the order the
+    cycle tries them; None at any other stop."""
+    if not stop or stop.get("kind") != POD_GROUP_CYCLE:
+        return None
+    data = stop["event"].get("data", {})
+    namespace, _, name = data.get("podGroup", "").partition("/")
+    return {"namespace": namespace, "name": name, "members": data.get("members", [])}
 
 
 def abort_control(stop: dict[str, Any] | None) -> Control:

@@ -1,7 +1,8 @@
 """The PodGroups page and a group's page in a real browser, with the workspace's scheduler
 running the pod-group cycle (gates GenericWorkload and GangScheduling): a gang held at
 PreEnqueue until its last member exists, then placed whole, its quorum bar filling without a
-reload; and a gang that cannot fit, with the reason on both pages.
+reload; a gang that cannot fit, with the reason on both pages; and the debugger stopped as a
+gang's cycle starts.
 
 The groups are stored straight into the database (the import and the editor do not take them
 yet, docs/workloads.md); the member that completes the gang is added through the workspace's
@@ -23,6 +24,15 @@ from tests.browser.steps import (
     mark_page,
     page_is_the_same,
 )
+from tests.browser.test_debugger import (
+    CLICK_ANSWER_MS,
+    click,
+    expect_stopped_at,
+    open_debugger,
+    set_breakpoint,
+    stop_section,
+)
+from tests.browser.test_debugger_page import row_of
 from tests.playground.front.rows import node, store
 from tests.playground.front.test_pod_groups_page import member, pod_group
 
@@ -74,6 +84,9 @@ def test_a_gangs_quorum_bar_fills_live_and_a_gang_that_cannot_fit_says_why(gangs
         row = trainer.get_by_role("row", name=f"default/trainer-{index}")
         expect(row).to_contain_text("bound", timeout=LIVE_TIMEOUT_MS)
     assert page_is_the_same(page), "the groups were redrawn without a reload"
+    page.set_viewport_size({"width": 1280, "height": 900})
+    brand = row_of(page, "header.topbar .brand")
+    assert abs(row_of(page, "header.topbar .account") - brand) < 4, "the top bar keeps to a row"
 
     giant = group_panel(page, "default/giant")
     expect(giant.locator(".condition")).to_contain_text(
@@ -107,3 +120,30 @@ def test_a_groups_page_shows_why_it_failed_and_what_each_member_was_tried_on(gan
 
 def group_panel(page: Page, key: str):
     return page.get_by_role("region", name=f"Pod group {key}")
+
+
+def test_the_debugger_stops_as_a_gangs_cycle_starts_and_steps_into_its_first_member(
+    gangs, context, demo
+):
+    page = context.new_page()
+    open_debugger(page, demo, slug="gangs")
+    set_breakpoint(page, "Pod group cycle", "default/trainer-2")
+
+    from_the_database(lambda: DatabaseCluster(gangs).add(member("trainer-2", "trainer", cpu="1")))
+
+    expect_stopped_at(page, "the cycle of pod group default/trainer")
+    summary = stop_section(page).get_by_test_id("stop-summary")
+    expect(summary).to_contain_text("Members, in the order the cycle tries them: default/trainer-")
+    expect(summary).to_contain_text("breakpoint podGroup pod default/trainer-2")
+    first = summary.locator("strong").first.inner_text()
+
+    click(page, "next")  # the end of the first member's first extension point
+    expect_stopped_at(page, "preFilter", timeout=CLICK_ANSWER_MS)
+    expect(stop_section(page).get_by_test_id("stop-summary")).to_contain_text(f"Pod {first}")
+
+    click(page, "run")
+    expect(page.get_by_test_id("not-stopped")).to_be_visible(timeout=CLICK_ANSWER_MS)
+    page.goto("/w/gangs/pod-groups/")
+    expect(group_panel(page, "default/trainer").locator(".quorum-text")).to_have_text(
+        "3 of 3 placed", timeout=LIVE_TIMEOUT_MS
+    )

@@ -24,7 +24,11 @@ def test_point_plugin_and_node_are_read_from_the_text(text, expected):
 @pytest.mark.parametrize(
     ("text", "narrowing", "message"),
     [
-        ("scorex", {}, "point: unknown extension point 'scorex' (one of preEnqueue, preFilter"),
+        (
+            "scorex",
+            {},
+            "point: unknown extension point 'scorex' (one of preEnqueue, podGroup, preFilter",
+        ),
         ("reserve@n1", {}, "node: only a breakpoint at filter or score can name a node"),
         ("score", {"pod": "web"}, "pod: 'web' is not namespace/name"),
         ("score", {"pod": "/web"}, "pod: '/web' is not namespace/name"),

@@ -449,3 +449,25 @@ def test_clearing_on_the_pod_page_clears_only_those_listed_there(htmx, workspace
     assert "Cleared 2 breakpoints." in content
     assert "No breakpoint applies to this pod (1 in the workspace" in content
     assert commands() == [SchedulerCommand.BREAKPOINTS]
+
+
+def test_a_pod_group_breakpoint_is_offered_and_stored_narrowed_to_a_member(logged_in, workspace):
+    content = logged_in.get(PAGE).content.decode()
+    options = re.findall(r'<option value="([^"]*)">([^<]*)</option>', content)
+    assert ("podGroup", "Pod group cycle") in options
+
+    logged_in.post(ADD, form(point="podGroup", pod="default/trainer-0"))
+
+    row = Breakpoint.objects.get()
+    assert str(row.engine_breakpoint()) == "podGroup pod default/trainer-0"
+    listed = logged_in.get(PAGE).content.decode()
+    assert "Pod group cycle" in listed[listed.index('id="breakpoints"') :]
+
+
+def test_a_pod_group_breakpoint_names_no_plugin(htmx, workspace):
+    response = htmx.post(ADD, {**form(point="podGroup", plugin="GangScheduling"), "next": PAGE})
+    assert response.status_code == 422
+    assert field_error(response.content.decode(), "plugin").startswith(
+        "plugin: a pod group breakpoint stops where the group's cycle starts"
+    )
+    assert not Breakpoint.objects.exists()

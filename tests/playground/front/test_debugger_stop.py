@@ -3,6 +3,7 @@ commands a click sends, bad input, access, and the state every page's top bar sh
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -18,6 +19,8 @@ from playground.workspaces.models import (
     SchedulerStatus,
 )
 from tests.framework.debugger.scenario import NODES, WEB
+from tests.framework.debugger.test_pod_group_breakpoints import gang
+from tests.framework.debugger.test_pod_group_breakpoints import simulate as simulate_groups
 from tests.playground.front.test_stop_panels import stop_dict
 
 pytestmark = pytest.mark.django_db
@@ -214,3 +217,39 @@ def test_a_stop_that_continued_by_itself_is_said_on_the_page(logged_in, workspac
     note = "The stop at default/web attempt 1: score continued by itself after 10 minutes."
     SchedulerStatus.objects.create(workspace=workspace, debugger_note=note)
     assert note in logged_in.get("/w/lab/debugger/").content.decode()
+
+
+@pytest.fixture
+def stopped_at_a_group(workspace):
+    """The scheduler waits as gang default/a's cycle starts."""
+    objects = NODES + gang("a", 2, 2)
+    stop = simulate_groups(objects, "podGroup")[1][0].to_dict()
+    document = {
+        **json.loads(json.dumps(stop)),
+        "id": "3-8",
+        "since": 1_800_000_000.0,
+        "deadline": 1_800_000_600.0,
+        "play": None,
+        "uid": "uid-a-0",
+        "summary": "pod group default/a (default/a-0, default/a-1): cycle starts",
+        "events": [],
+    }
+    SchedulerStatus.objects.create(workspace=workspace, stop=document)
+    return document
+
+
+def test_a_stop_at_a_pod_groups_cycle_names_the_group_and_its_members(
+    logged_in, stopped_at_a_group
+):
+    content = logged_in.get("/w/lab/debugger/").content.decode()
+    assert (
+        'Stopped at the cycle of pod group <a href="/w/lab/pod-groups/default/a/">default/a</a>'
+        in content
+    )
+    assert (
+        "Members, in the order the cycle tries them: <strong>default/a-0</strong>, "
+        "<strong>default/a-1</strong>"
+    ) in content
+    assert "Abort is taken as Run to end at podGroup" in content
+    assert "start of a pod group&#x27;s cycle" in content  # the panels' header
+    assert '<div class="debugger-panels">' in content

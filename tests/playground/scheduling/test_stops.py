@@ -21,6 +21,7 @@ from playground.scheduling.stops import StopController
 from playground.workspaces.models import (
     Breakpoint,
     SchedulerCommand,
+    SchedulerConfiguration,
     SchedulerLease,
     SchedulerStatus,
     SchedulingAttempt,
@@ -709,3 +710,48 @@ def test_a_step_stays_while_breakpoints_are_left_even_if_none_would_stop_there(
     assert changed == "1 breakpoint set"
     assert run.startswith("run at default/web attempt 1: filter")
     assert [s["reason"] for s in stops_shown(sent)] == ["breakpoint filter@n2", "step"]
+
+
+def test_a_pod_group_breakpoint_stops_as_the_groups_cycle_starts(
+    make_service, workspace, cluster, binding_tasks, sent, person
+):
+    SchedulerConfiguration.objects.create(
+        workspace=workspace,
+        revision=1,
+        text="apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
+        feature_gates="GenericWorkload=true,GangScheduling=true",
+    )
+    Breakpoint.objects.create(workspace=workspace, point="podGroup")
+    cluster.add(node_manifest("n1"))
+    cluster.add(
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": "g", "namespace": "default"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}},
+        }
+    )
+    for name in ("g-0", "g-1"):
+        cluster.add(pod_manifest(name, schedulingGroup={"podGroupName": "g"}))
+    person.answers = [says("continue")]
+    service = make_service()
+    service.start()
+
+    settle(service, binding_tasks)
+
+    [stop] = stops_shown(sent)
+    members = stop["event"]["data"]["members"]
+    assert stop["event"]["data"]["podGroup"] == "default/g"
+    assert sorted(members) == ["default/g-0", "default/g-1"]
+    # The stop is named by the member tried first: its uid leads to its page.
+    assert (stop["kind"], stop["point"], stop["pod"]) == ("podGroupCycle", "podGroup", members[0])
+    assert stop["uid"] == f"uid-{members[0].split('/')[1]}"
+    assert stop["nodes"] and stop["queue"] and stop["events"] == []
+    assert person.outcomes() == [
+        f"continue at pod group default/g ({', '.join(members)}): cycle starts "
+        "[breakpoint podGroup]"
+    ]
+    assert sorted(results()) == [
+        ("default/g-0", "Scheduled", "n1"),
+        ("default/g-1", "Scheduled", "n1"),
+    ]
