@@ -55,6 +55,9 @@ STATE_CHECK = "state.check"
 """The type of the message a workspace socket gives itself every few seconds to read the state
 again: the scheduler's, which a lapsed lease changes without a message, and the board's, which
 a message the channel layer dropped (a full channel) would otherwise leave stale for good."""
+ATTEMPT_NEWS = {broadcast.ATTEMPTS_RECORDED, STATE_CHECK}
+"""Messages after which stored attempts may differ from what a page shows (the state check
+catches a message the channel layer dropped)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,8 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     if view.name == "overview" and latest.keys() & CLUSTER_NEWS:
         parts.append(_overview(workspace))
     elif board is not None and view.name in BOARD_VIEWS:
-        parts.append(_board_view(workspace, view, board))
+        attempts = bool(latest.keys() & ATTEMPT_NEWS)
+        parts.append(_board_view(workspace, view, board, attempts))
     usage = latest.get(broadcast.NODE_USAGE)
     if usage is not None and view.name == "nodes":
         parts.append(_published_usage(workspace, view, usage["nodes"]))
@@ -142,7 +146,9 @@ def workspace_update(workspace: Workspace, view: LiveView, messages: list[dict[s
     return "".join(parts)
 
 
-def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
+def _board_view(workspace: Workspace, view: LiveView, board: Board, attempts: bool = True) -> str:
+    """The view's fragments that change with the queue; ``attempts`` when attempts may have
+    been stored meanwhile (a group's page redraws its cycle's tables only then)."""
     if view.name == "queue":
         context = board_context(workspace, board, view.window)
         return render_to_string("front/queue_board.html", context)
@@ -154,18 +160,20 @@ def _board_view(workspace: Workspace, view: LiveView, board: Board) -> str:
     if view.name == POD_GROUPS:
         return render_to_string("front/pod_groups_table.html", groups_context(workspace, board))
     if view.name == POD_GROUP:
-        return _pod_group(workspace, view, board)
+        return _pod_group(workspace, view, board, attempts)
     return _overview(workspace)
 
 
-def _pod_group(workspace: Workspace, view: LiveView, board: Board) -> str:
-    """The group's members and its cycle's tables (nothing once the group is gone)."""
-    context = group_context(workspace, *view.group, board)
+def _pod_group(workspace: Workspace, view: LiveView, board: Board, attempts: bool) -> str:
+    """The group's members and, with ``attempts``, its cycle's tables (nothing once the group
+    is gone): rendering every member's tables at each queue status would be work for nothing."""
+    context = group_context(workspace, *view.group, board, attempts=attempts)
     if context is None:
         return ""
-    return render_to_string("front/pod_group_members.html", context) + render_to_string(
-        "front/pod_group_cycle.html", context
-    )
+    members = render_to_string("front/pod_group_members.html", context)
+    if not attempts:
+        return members
+    return members + render_to_string("front/pod_group_cycle.html", context)
 
 
 def _overview(workspace: Workspace) -> str:

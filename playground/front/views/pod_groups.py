@@ -43,20 +43,24 @@ def groups_context(workspace: Workspace, board: Board | None = None) -> dict[str
 
 
 def group_context(
-    workspace: Workspace, namespace: str, name: str, board: Board | None = None
+    workspace: Workspace,
+    namespace: str,
+    name: str,
+    board: Board | None = None,
+    attempts: bool = True,
 ) -> dict[str, Any] | None:
-    """The group, its members and each member's latest attempt with its tables (None when
-    the workspace has no such group)."""
+    """The group, its members and (unless not ``attempts``) each member's latest attempt with
+    its tables; None when the workspace has no such group."""
     group = pod_group(workspace, namespace, name, board)
     if group is None:
         return None
-    attempts = member_attempts(workspace, group)
+    tried = member_attempts(workspace, group) if attempts else []
     return {
         "workspace": workspace,
         "section": "pod-groups",
         "group": group,
-        "attempts": attempts,
-        "failures": failures(attempts),
+        "attempts": tried,
+        "failures": failures(tried),
     }
 
 

@@ -3,7 +3,10 @@ each ``queue.status`` the scheduler publishes moves the members and the quorum b
 
 from __future__ import annotations
 
+from channels.db import database_sync_to_async
+
 from playground.live import broadcast
+from playground.workspaces.models import SchedulingAttempt
 from tests.playground.front.rows import store
 from tests.playground.front.test_pod_groups_page import member, pod_group
 from tests.playground.live.conftest import connect_and, nothing
@@ -76,3 +79,24 @@ def test_a_groups_page_of_a_group_that_is_gone_shows_the_state_only(owner, works
     _, first = connect_and("/ws/w/lab/?view=pod-group&group=default/gone", owner, nothing)
     assert first.startswith('<span id="scheduler-badge"')
     assert "pod-group" not in first
+
+
+def test_a_groups_page_redraws_its_cycle_once_attempts_are_stored(owner, workspace):
+    a_gang_of_three(workspace)
+
+    async def scenario(ws, connected, first):
+        await database_sync_to_async(SchedulingAttempt.objects.create)(
+            workspace=workspace,
+            pod_key="default/g-1",
+            pod_uid="uid-g-1",
+            number=1,
+            result="Unschedulable",
+            message="0/2 nodes are available: 2 Insufficient cpu.",
+        )
+        broadcast.send_attempts(workspace.pk, [{"uid": "uid-g-1"}])
+        return first, await ws.receive_from(timeout=5)
+
+    first, html = connect_and("/ws/w/lab/?view=pod-group&group=default/g", owner, scenario)
+    assert "No member has been tried yet" in first
+    assert html.startswith('<div id="pod-group-cycle">')
+    assert "Why the group failed" in html and "2 Insufficient cpu." in html
