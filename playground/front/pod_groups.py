@@ -35,7 +35,6 @@ class Member:
     """The node it is bound to, or assumed on (at Permit, binding)."""
     seconds_left: float | None = None
     """At Permit: the time GangScheduling still waits for the quorum (5 minutes at first)."""
-
     plugins: tuple[str, ...] = ()
     """Gated: the PreEnqueue plugin that holds it."""
 
@@ -110,11 +109,6 @@ class GroupView:
     @property
     def condition(self) -> Condition | None:
         return self.group.condition(POD_GROUP_SCHEDULED)
-
-    @property
-    def failing(self) -> list[Member]:
-        """Members that failed their latest attempt, each with its message."""
-        return [m for m in self.members if m.state.name == "unschedulable" and m.state.message]
 
 
 def offers_pod_groups(workspace: Workspace) -> bool:
