@@ -6,6 +6,13 @@ the engine, once as ``Waiting`` and once with the outcome of its binding cycle; 
 the same SchedulingAttempt row, whose trace then holds the whole attempt. Bind and PostBind
 run in a binding task, which sends their events back with its outcome (``add_events``).
 
+Identical attempts of a pod are stored once: an attempt with the same result, message, node
+and Filter verdicts as one of the pod's last two distinct attempts adds one to that row's
+``repeats`` and moves its ``last_attempted``, its trace not kept (the first one's is the same).
+A failed gang is retried without pause, as upstream does, and would otherwise store thousands
+of rows a minute; two, not one, because which member is left without room can change from
+one retry to the next, so a member may alternate between two outcomes.
+
 Writing can happen on a thread of its own (``background=True``, as the service runs): packing
 the traces and waiting for the database then overlap the next scheduling cycles instead of
 holding them up. Batches are written in the order they were flushed, so an attempt's row is
@@ -17,15 +24,17 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections import defaultdict
-from collections.abc import Callable
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import close_old_connections, connections
+from django.utils import timezone
 
 from framework.scheduler.schedule_one import SchedulingAttempt as EngineAttempt
-from framework.trace import EXTENSION_POINT, TraceEvent
+from framework.trace import EXTENSION_POINT, PLUGIN, PLUGIN_BATCH, TraceEvent
 from playground.live import broadcast
 from playground.workspaces.models import AttemptTrace, SchedulingAttempt, number_attempts
 
@@ -37,9 +46,14 @@ MAX_PENDING_EVENTS = 50_000
 WRITES_QUEUED = 20
 """Batches at most waiting for the background writer; flushing waits beyond that."""
 
+FOLDED_OUTCOMES = 2
+"""A pod's latest distinct outcomes a new attempt may be folded into (see above)."""
+RECOUNT_SECONDS = 1.0
+"""How often new repeat counts of stored rows are written (and broadcast) at most."""
+
 Event = TraceEvent | dict[str, Any]
-Batch = list[tuple[SchedulingAttempt, list[dict[str, Any]]]]
-"""Attempt rows to write, each with its trace events."""
+Batch = list[tuple[SchedulingAttempt, list[dict[str, Any]] | None]]
+"""Attempt rows to write, each with its trace events (None: only its repeats changed)."""
 
 
 @dataclass(slots=True)
@@ -49,6 +63,9 @@ class _Attempt:
     row: SchedulingAttempt
     cycle: int
     events: list[dict[str, Any]] = field(default_factory=list)
+    outcome: Hashable = None
+    """What makes two attempts identical (``_outcome``); None for one still waiting."""
+    flushed: bool = False
 
 
 class AttemptRecorder:
@@ -67,6 +84,11 @@ class AttemptRecorder:
         """Attempts of pods waiting at Permit, by uid, to complete when their cycle ends."""
         self._unsaved: dict[int, _Attempt] = {}
         """Attempts to write at the next flush, by id() of their row."""
+        self._refolded: dict[int, SchedulingAttempt] = {}
+        """Rows flushed before whose repeats changed since, by id()."""
+        self._recent: dict[str, deque[_Attempt]] = {}
+        """uid -> the pod's latest distinct finished attempts, to fold repeats into."""
+        self._recounted_at = 0.0
         self.victims: list[str] = []
         """Pods the scheduler deleted (preemption) since the last attempt was recorded."""
         self.last_failure: dict[str, tuple[str, list[str]]] = {}
@@ -90,12 +112,15 @@ class AttemptRecorder:
         self._pending[pod].extend(events)
 
     def abandon_open(self, message: str) -> None:
-        """Ends the attempts of pods waiting at Permit when their scheduler goes away."""
+        """Ends the attempts of pods waiting at Permit when their scheduler goes away; the
+        next scheduler's attempts are not folded into this one's (it may run another
+        configuration)."""
         for attempt in self._open.values():
             attempt.row.result, attempt.row.message = "Error", message
             self._unsaved[id(attempt.row)] = attempt
         self._open.clear()
-        self.flush()
+        self._recent.clear()
+        self.flush(force=True)
         self._pending.clear()
 
     # ------------------------------------------------------------------------------------------
@@ -106,22 +131,59 @@ class AttemptRecorder:
         events = [e if isinstance(e, dict) else e.to_dict() for e in pending]
         victims, self.victims = self.victims, []
         record = self._open.pop(attempt.uid, None)
+        self._remember_failure(attempt, events)
         if record is not None and record.cycle == attempt.cycle:
             record.events = record.events + events
             _fill(record.row, attempt, victims or record.row.victims)
         else:
+            outcome = None if attempt.result == WAITING else _outcome(attempt, pending)
+            if not victims and self._fold(attempt.uid, outcome):
+                return
             record = _Attempt(SchedulingAttempt(workspace_id=self.workspace_id), attempt.cycle)
-            record.events = events
+            record.events, record.outcome = events, outcome
             _fill(record.row, attempt, victims)
         self._unsaved[id(record.row)] = record
         if attempt.result == WAITING:
             self._open[attempt.uid] = record
-        self._remember_failure(attempt, events)
+        else:
+            self._remember_outcome(attempt.uid, record)
 
-    def flush(self) -> int:
+    def _fold(self, uid: str, outcome: Hashable) -> bool:
+        """Counts the attempt as a repeat of the pod's recent one with the same outcome, if
+        there is one (True)."""
+        same = next((r for r in self._recent.get(uid, ()) if r.outcome == outcome), None)
+        if outcome is None or same is None:
+            return False
+        same.row.repeats += 1
+        same.row.last_attempted = timezone.now()
+        if same.flushed:
+            self._refolded[id(same.row)] = same.row
+        return True
+
+    def _remember_outcome(self, uid: str, record: _Attempt) -> None:
+        recent = self._recent.setdefault(uid, deque(maxlen=FOLDED_OUTCOMES))
+        if record.outcome is None:
+            recent.clear()  # an attempt that cannot be folded into ends the run of repeats
+        else:
+            recent.appendleft(record)
+
+    def flush(self, force: bool = False) -> int:
         """Writes the attempts recorded since the last flush, then broadcasts them (in the
-        background writer, if there is one); returns how many there were."""
-        batch = [(r.row, r.events) for r in self._unsaved.values()]
+        background writer, if there is one); returns how many there were. Rows written before
+        whose repeats went up since are written at most every ``RECOUNT_SECONDS`` (unless
+        ``force``): a failed gang is retried many times a second."""
+        batch: Batch = [(r.row, r.events) for r in self._unsaved.values()]
+        for record in self._unsaved.values():
+            record.flushed = True
+            if record.outcome is not None:  # finished: its events are the batch's now
+                record.events = []
+        now = time.monotonic()
+        if force or now >= self._recounted_at + RECOUNT_SECONDS:
+            batch += [
+                (row, None) for key, row in self._refolded.items() if key not in self._unsaved
+            ]
+            self._refolded.clear()
+            self._recounted_at = now
         self._unsaved.clear()
         if batch and self._writer is not None:
             self._writer.put(batch)
@@ -145,13 +207,17 @@ class AttemptRecorder:
         replaces their traces. Which is which is decided here, in writing order, and so are the
         new attempts' numbers (from the pod's attempts stored before)."""
         new = [row for row, _ in batch if row.pk is None]
-        changed = [row for row, _ in batch if row.pk is not None]
+        changed = [row for row, events in batch if row.pk is not None and events is not None]
+        recounted = [row for row, events in batch if row.pk is not None and events is None]
         number_attempts(new)
         SchedulingAttempt.objects.bulk_create(new)
         for row in changed:
             row.save()
+        for row in recounted:
+            row.save(update_fields=["repeats", "last_attempted"])
         AttemptTrace.objects.filter(attempt__in=changed).delete()
-        AttemptTrace.objects.bulk_create(AttemptTrace.pack(row, events) for row, events in batch)
+        traced = [(row, events) for row, events in batch if events is not None]
+        AttemptTrace.objects.bulk_create(AttemptTrace.pack(row, events) for row, events in traced)
         self._broadcast(batch)
 
     def _remember_failure(self, attempt: EngineAttempt, events: list[dict[str, Any]]) -> None:
@@ -168,7 +234,7 @@ class AttemptRecorder:
         summaries = [summary(row) for row, _ in batch]
         broadcast.send_attempts(self.workspace_id, summaries)
         for attempt, (_, events) in zip(summaries, batch, strict=True):
-            points = [e for e in events if e.get("kind") == EXTENSION_POINT]
+            points = [e for e in events or () if e.get("kind") == EXTENSION_POINT]
             broadcast.send_trace(self.workspace_id, attempt, points)
 
 
@@ -186,7 +252,23 @@ def summary(row: SchedulingAttempt) -> dict[str, Any]:
         "evaluatedNodes": row.evaluated_nodes,
         "feasibleNodes": row.feasible_nodes,
         "nominatedNode": row.nominated_node,
+        "repeats": row.repeats,
     }
+
+
+def _outcome(attempt: EngineAttempt, events: list[Event]) -> Hashable:
+    """What two attempts share when they are the same to a person reading them: result,
+    message, node and every Filter verdict."""
+    verdicts = []
+    for event in events:
+        if isinstance(event, dict) or event.point != "filter":
+            continue
+        if event.kind == PLUGIN:
+            verdicts.append((event.plugin, event.node, event.code, tuple(event.reasons)))
+        elif event.kind == PLUGIN_BATCH:
+            failed = event.data.get("failed", {})
+            verdicts.append((event.plugin, tuple(event.data.get("nodes", ())), repr(failed)))
+    return (attempt.profile, attempt.result, attempt.message, attempt.node, tuple(verdicts))
 
 
 def _fill(row: SchedulingAttempt, attempt: EngineAttempt, victims: list[str]) -> None:

@@ -169,7 +169,9 @@ class SchedulingAttempt(models.Model):
     A pod's attempts are numbered 1, 2, 3... in the order they were made: ``number`` is the
     attempt's one name on every page and in its URL ("attempt 3 of pod shop/web-1"). It is
     given when the row is first stored (``number_attempts``), from the pod's stored attempts,
-    so it goes on counting across configurations applied and scheduler takeovers.
+    so it goes on counting across configurations applied and scheduler takeovers. Identical
+    attempts in a row are stored once, with how many there were (``repeats``) and when the
+    first (``created``) and the last (``last_attempted``) were made.
     """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="attempts")
@@ -193,6 +195,14 @@ class SchedulingAttempt(models.Model):
     victims = JSONField(default=list, blank=True)
     final_scores = JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+    repeats = models.PositiveIntegerField(
+        default=1,
+        help_text="How many identical attempts this row stands for (a failed gang is retried "
+        "without pause: its identical attempts are folded into one row).",
+    )
+    last_attempted = models.DateTimeField(
+        null=True, blank=True, help_text="When the last of the repeated attempts was made."
+    )
 
     class Meta:
         ordering = ["-id"]
