@@ -40,8 +40,6 @@ WORKLOAD_MAX_POD_GROUP_TEMPLATES = 8
 MAX_POD_GROUP_RESOURCE_CLAIMS = 4
 MAX_TOPOLOGY_CONSTRAINTS = 1
 
-NOT_SIMULATED = "workload-aware (PodGroup) scheduling is not simulated"
-"""Why the playground refuses these objects until it runs the pod-group cycle."""
 NEEDS_GENERIC_WORKLOAD = (
     "workload-aware (PodGroup) scheduling needs the GenericWorkload feature gate"
 )
@@ -208,9 +206,9 @@ class Workload(KubeObject):
         return cls(metadata, templates, manifest=f.data)
 
 
-def not_simulated(obj: KubeObject, reason: str = NOT_SIMULATED) -> ObjectError | None:
-    """Why the object is refused where pod groups are not scheduled: a Workload, a PodGroup,
-    or a pod that names its group (scheduled alone it would be scheduled wrong)."""
+def not_simulated(obj: KubeObject, reason: str) -> ObjectError | None:
+    """Why the object is refused where pod groups are not scheduled (``reason``): a Workload,
+    a PodGroup, or a pod that names its group (scheduled alone it would be scheduled wrong)."""
     if isinstance(obj, PodGroup | Workload):
         return ObjectError(obj.describe(), "", reason)
     if obj.kind == "Pod" and getattr(obj.spec, "pod_group_name", None) is not None:

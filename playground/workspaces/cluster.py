@@ -31,6 +31,7 @@ from framework.admission.namespace_lifecycle import (
     namespace_error,
     phases_of,
 )
+from framework.api import pod_group
 from framework.api.errors import ObjectError
 from framework.api.fields import format_time
 from framework.api.loader import (
@@ -50,6 +51,7 @@ from playground.workspaces import node_lifecycle, resource_claims
 from playground.workspaces.models import ClusterObject, KubeEvent, ObjectChange, Workspace
 from playground.workspaces.parsed import PARSED_OBJECTS
 from playground.workspaces.row_updates import update_rows
+from playground.workspaces.workload_gate import gate_refusal, generic_workload_enabled
 
 WatchHandler = Callable[[str, Any, Any], None]
 ObjectOrManifest = KubeObject | Mapping[str, Any]
@@ -233,6 +235,8 @@ class DatabaseCluster:
         checks = _Checks(objects)
         parsed = checks.objects
         _refuse_duplicates(parsed)
+        for refusal in self.gate_refusals(checks.given_objects()):
+            raise refusal
         with self._write_lock():
             existing = self._rows_by_key(parsed)
             if not replace:
@@ -304,7 +308,7 @@ class DatabaseCluster:
         ``as_new``: as if none of them were stored (checked as creates, not updates)."""
         checks = _Checks(objects, keep_going=True)
         parsed = checks.objects
-        errors = list(checks.errors)
+        errors = [*checks.errors, *self.gate_refusals(checks.given_objects())]
         existing = self._rows_by_key(parsed) if parsed and not as_new else {}
         classes = _BatchPriorityClasses(self, parsed)
         namespaces = self._namespace_phases(parsed)
@@ -327,6 +331,14 @@ class DatabaseCluster:
             seen.add(key)
         return errors
 
+    def gate_refusals(self, given: list[KubeObject]) -> list[ObjectError]:
+        """Pod groups a person writes while the workspace's scheduler runs without
+        GenericWorkload (``workload_gate``); a live cluster's are taken as they are."""
+        refusals = [] if self.from_api_server else [r for o in given if (r := gate_refusal(o))]
+        if refusals and generic_workload_enabled(self.workspace_id):
+            return []
+        return refusals
+
     def existing_keys(self, objects: Iterable[KubeObject]) -> set[tuple[str, str, str]]:
         """(kind, namespace, name) of those objects that are stored already."""
         objects = list(objects)
@@ -338,6 +350,9 @@ class DatabaseCluster:
         manifest is checked as kube-apiserver checks an update against the stored object
         (ObjectError): a pod's spec, for one, may not change but for a few fields."""
         given = obj if isinstance(obj, KubeObject) else parse_object(obj)
+        if not isinstance(obj, KubeObject):
+            for refusal in self.gate_refusals([given]):
+                raise refusal
         with self._write_lock():
             row = self._row(given.kind, given.namespace, given.name)
             if row is None:
@@ -673,6 +688,9 @@ class DatabaseCluster:
             priority.admit_pod(manifest, obj.describe(), classes)
             if not self.from_api_server:
                 runtime_class.admit_pod(manifest, obj.describe(), classes.runtime)
+        elif obj.kind == "PodGroup" and not self.from_api_server:
+            pod_group.with_defaults(manifest)
+            priority.admit_pod_group(manifest, obj.describe(), classes)
         elif obj.kind == "Node":
             node_lifecycle.reconcile_unschedulable_taint(manifest)
         change = ObjectChange(
@@ -1070,6 +1088,10 @@ class _Checks:
                 continue
             self._new.setdefault(_key(new.obj), new)
             self.objects.append(new.obj)
+
+    def given_objects(self) -> list[KubeObject]:
+        """The objects that came as manifests (from a person)."""
+        return [new.obj for new in self._new.values()]
 
     def validation_error(self, obj: KubeObject, labels_of: NamespaceLabels) -> ObjectError | None:
         """Why validation refuses creating ``obj``, if it came as a manifest and it does (the

@@ -21,7 +21,6 @@ from django.db import transaction
 from framework.api.errors import InvalidObjectError, ObjectError, StrictDecodingError
 from framework.api.loader import parse_new_object, parse_object
 from framework.api.meta import KubeObject
-from framework.api.pod_group import not_simulated
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.manifest_lines import field_line, item_node
 from playground.workspaces.models import ClusterObject, Workspace
@@ -65,6 +64,8 @@ KIND_ORDER = (
     "ReplicaSet",
     "StatefulSet",
     "PodDisruptionBudget",
+    "Workload",
+    "PodGroup",
     "Pod",
 )
 """Kinds in the order they are written and exported: what a pod refers to exists before it."""
@@ -137,7 +138,8 @@ def import_manifests(
     named = {}
     for obj, position in zip(objects, positions, strict=True):
         named.setdefault(obj.describe(), position)
-    found += [(named.get(err.owner), Problem.of(err)) for err in cluster.admission_errors(objects)]
+    refusals = [*cluster.gate_refusals(objects), *cluster.admission_errors(objects)]
+    found += [(named.get(err.owner), Problem.of(err)) for err in refusals]
     if found:
         raise Refused(_on_their_lines(text, found))
     objects.sort(key=_kind_rank)
@@ -174,11 +176,7 @@ def _parse_all(text: str) -> tuple[list[KubeObject], list[Position], Found]:
     all_read = True
     for position, document in _documents(text):
         try:
-            obj = parse_new_object(document)
-            refusal = not_simulated(obj)
-            if refusal is not None:
-                raise refusal
-            objects.append(obj)
+            objects.append(parse_new_object(document))
         except (InvalidObjectError, StrictDecodingError) as err:
             objects.append(parse_object(document))
             found += [(position, _placed(problem, position)) for problem in Problem.all_of(err)]

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from framework.api.pod_group import NOT_SIMULATED
 from playground.workspaces.importing import Refused, import_manifests
 from playground.workspaces.models import ClusterObject, ObjectChange
 
@@ -180,23 +179,4 @@ def test_a_failure_in_a_later_chunk_undoes_the_earlier_ones(workspace, monkeypat
     monkeypatch.setattr(DatabaseCluster, "add_many", failing_second_chunk)
     with pytest.raises(RuntimeError):
         import_manifests(workspace, nodes, chunk_size=2)
-    assert ClusterObject.objects.count() == 0
-
-
-def test_workload_aware_objects_are_refused_until_the_engine_schedules_groups(workspace):
-    group = (
-        "\napiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: trainer}\n"
-        "spec: {schedulingPolicy: {gang: {minCount: 2}}}\n"
-    )
-    member = (
-        "\napiVersion: v1\nkind: Pod\nmetadata: {name: trainer-0}\n"
-        "spec: {schedulingGroup: {podGroupName: trainer}, containers: [{name: c, image: i}]}\n"
-    )
-    with pytest.raises(Refused) as raised:
-        import_manifests(workspace, "---".join([NODE, group, member]))
-    problems = [(p.object, p.field, p.message) for p in raised.value.problems]
-    assert problems == [
-        ('PodGroup "default/trainer"', "", NOT_SIMULATED),
-        ('Pod "default/trainer-0"', "spec.schedulingGroup", NOT_SIMULATED),
-    ]
     assert ClusterObject.objects.count() == 0
