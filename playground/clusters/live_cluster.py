@@ -34,7 +34,13 @@ from framework.api.pod import Pod
 from framework.cluster.interface import NotFoundError
 from framework.plugins.dynamicresources.pod_claims import RESOURCE_CLAIM_KIND
 from playground.clusters.live_claims import ClaimWriteError, ClaimWrites
-from playground.clusters.live_writes import NOT_FOUND, LiveWrites, server_message, status_patch
+from playground.clusters.live_writes import (
+    NOT_FOUND,
+    LiveWrites,
+    pod_group_status_patch,
+    server_message,
+    status_patch,
+)
 from playground.scheduling.informer import InformerCluster
 from playground.workspaces.cluster import DatabaseCluster, PodKey
 from playground.workspaces.models import KubeEvent
@@ -131,10 +137,11 @@ class LiveCluster(DatabaseCluster):
 
     def update(self, obj: Any) -> Any:
         """A claim's allocation and reservations (PreBind, Unreserve, PostFilter) through the
-        claim's API, or a pod's ``status.extendedResourceClaimStatus`` (PreBind for DRA
-        extended resources) through ``pods/status``: the engine's only updates of a live
-        cluster. The written object is assumed at once (the mirror brings the server's copy
-        later), as upstream's claim assume cache keeps it."""
+        claim's API, a pod's ``status.extendedResourceClaimStatus`` (PreBind for DRA
+        extended resources) through ``pods/status``, or a PodGroup's PodGroupScheduled
+        condition (the pod-group cycle) through ``podgroups/status``: the engine's only
+        updates of a live cluster. The written object is assumed at once (the mirror brings
+        the server's copy later), as upstream's claim assume cache keeps it."""
         if obj.kind == RESOURCE_CLAIM_KIND:
             stored = self.get(obj.kind, obj.name, obj.namespace)
             before = stored.to_dict() if stored is not None else None
@@ -143,10 +150,20 @@ class LiveCluster(DatabaseCluster):
             status = obj.to_dict().get("status") or {}
             patch = {"extendedResourceClaimStatus": status.get("extendedResourceClaimStatus")}
             self.writes.patch_pod_status(obj.namespace, obj.name, {"status": patch})
+        elif obj.kind == "PodGroup":
+            self._patch_pod_group_status(obj)
         else:
             return super().update(obj)
         self._assume(obj)
         return obj
+
+    def _patch_pod_group_status(self, group: Any) -> None:
+        stored = self.get(group.kind, group.name, group.namespace)
+        before = ((stored.manifest or {}).get("status") or {}) if stored is not None else {}
+        after = group.to_dict().get("status") or {}
+        patch = pod_group_status_patch(before, after, self.writes.clock.now())
+        if patch is not None:
+            self.writes.patch_pod_group_status(group.namespace, group.name, patch)
 
     def create(self, obj: Any) -> Any:
         """DynamicResources' claim for DRA extended resources, created in the cluster."""

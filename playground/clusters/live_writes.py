@@ -13,6 +13,10 @@ The second scheduler makes exactly these calls, through the official client:
   ``CreateTwoWayMergePatch``: the PodScheduled condition (``lastTransitionTime`` moves only
   when its status changes, as ``UpdatePodCondition`` does) and ``nominatedNodeName`` (null
   to clear it). DisruptionTarget on a preemption victim goes the same way.
+- **pod group status**: a strategic-merge patch of ``podgroups/{name}/status``
+  (``scheduling.k8s.io/v1alpha2``) setting the PodGroupScheduled condition, as upstream's
+  ``util.PatchPodGroupStatus`` sends the difference ``apimeta.SetStatusCondition`` made
+  (``lastTransitionTime`` moves only when the condition's status changes).
 - **victims**: ``DELETE pods/{name}`` (after the DisruptionTarget patch).
 - **events**: ``events.k8s.io/v1`` Events as client-go's events recorder makes them: named
   ``<object>.<hex of unix nanoseconds>``, ``eventTime`` a MicroTime, ``reportingController``
@@ -40,6 +44,7 @@ from playground.clusters.problems import describe
 logger = logging.getLogger(__name__)
 
 NOT_FOUND = 404
+POD_GROUP_API = "scheduling.k8s.io/v1alpha2"
 
 
 class LiveWrites:
@@ -76,6 +81,29 @@ class LiveWrites:
             drained(
                 self.core.patch_namespaced_pod_status(
                     name, namespace, patch, _preload_content=False
+                )
+            )
+        except ApiException as err:
+            if err.status == NOT_FOUND:
+                raise NotFoundError(server_message(err)) from None
+            raise
+
+    def patch_pod_group_status(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
+        """Sends a strategic-merge patch of the PodGroup's status."""
+        path = f"/apis/{POD_GROUP_API}/namespaces/{namespace}/podgroups/{name}/status"
+        try:
+            drained(
+                self.client.call_api(
+                    path,
+                    "PATCH",
+                    header_params={
+                        "Content-Type": "application/strategic-merge-patch+json",
+                        "Accept": "application/json",
+                    },
+                    body=patch,
+                    auth_settings=["BearerToken"],
+                    _preload_content=False,
+                    _return_http_data_only=True,
                 )
             )
         except ApiException as err:
@@ -156,6 +184,28 @@ def status_patch(
     ):
         patch["nominatedNodeName"] = nominated_node_name or None
     return {"status": patch} if patch else None
+
+
+def pod_group_status_patch(
+    old: dict[str, Any], new: dict[str, Any], now: float
+) -> dict[str, Any] | None:
+    """The strategic-merge patch from a PodGroup's ``old`` status to ``new`` (the engine's,
+    which carries no times), each changed condition given a ``lastTransitionTime`` as
+    ``apimeta.SetStatusCondition`` does: now, or the old one while its status stays."""
+    before = {c.get("type"): c for c in old.get("conditions") or []}
+    conditions = [dict(c) for c in new.get("conditions") or []]
+    changed = []
+    for condition in conditions:
+        previous = before.get(condition.get("type")) or {}
+        kept = previous.get("status") == condition.get("status")
+        condition["lastTransitionTime"] = previous.get("lastTransitionTime") if kept else None
+        condition["lastTransitionTime"] = condition["lastTransitionTime"] or _time(now)
+        if condition != previous:
+            changed.append(condition)
+    if not changed:
+        return None
+    order = [{"type": c.get("type")} for c in conditions]
+    return {"status": {"$setElementOrder/conditions": order, "conditions": changed}}
 
 
 def _set_condition(

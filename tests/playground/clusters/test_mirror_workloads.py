@@ -5,9 +5,6 @@ against a kube-apiserver of its own whose API is turned on and off by restarting
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 import yaml
 
@@ -16,17 +13,14 @@ from playground.clusters.connecting import api_client
 from playground.clusters.mirror import NOT_SERVED_SECONDS, Mirror
 from playground.clusters.models import ClusterConnection
 from playground.workspaces.cluster import DatabaseCluster
-from tests.kube.control_plane import ASSETS_ENV, FIXTURE_USER, ControlPlane
-from tests.kube.envtest import OwnedCluster
+from tests.kube.control_plane import FIXTURE_USER
 from tests.kube.kubeconfig import kubeconfig
+from tests.playground.clusters.conftest import ALPHA_API
+from tests.playground.scheduling.manifests import pod_group_manifest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WORKLOAD_KINDS = ("Workload", "PodGroup")
-ALPHA_API = (
-    "--runtime-config=scheduling.k8s.io/v1alpha2=true",
-    "--feature-gates=GenericWorkload=true,GangScheduling=true",
-)
 SCHEDULING = "/apis/scheduling.k8s.io/v1alpha2/namespaces/default"
 
 
@@ -67,21 +61,6 @@ def test_a_kind_not_served_is_looked_for_again_after_a_minute(kube_api, user, wo
     assert {s.retry_at for s in streams} == {clock.now() + NOT_SERVED_SECONDS}
 
 
-@pytest.fixture(scope="module")
-def alpha_plane():
-    """A kube-apiserver of this module's own, serving the workload API (restarted without it
-    by the test that needs that)."""
-    assets = os.getenv(ASSETS_ENV)
-    if not assets:
-        pytest.skip(f"{ASSETS_ENV} names no envtest assets")
-    plane = ControlPlane(Path(assets), extra_flags=ALPHA_API)
-    plane.start()
-    try:
-        yield OwnedCluster(plane)
-    finally:
-        plane.stop()
-
-
 def test_workloads_and_pod_groups_are_mirrored_while_the_cluster_serves_them(
     alpha_plane, user, workspace
 ):
@@ -92,7 +71,7 @@ def test_workloads_and_pod_groups_are_mirrored_while_the_cluster_serves_them(
     clock = FakeClock()
     mirror = make_mirror(user, workspace, plane.url, text, clock)
     alpha_plane.rest("POST", f"{SCHEDULING}/workloads", workload("training"))
-    alpha_plane.rest("POST", f"{SCHEDULING}/podgroups", pod_group("trainers", min_count=4))
+    alpha_plane.rest("POST", f"{SCHEDULING}/podgroups", pod_group_manifest("trainers", min_count=4))
     mirror.sync()
 
     assert mirror.status() == "synced"
@@ -104,7 +83,9 @@ def test_workloads_and_pod_groups_are_mirrored_while_the_cluster_serves_them(
     assert mirror.state()["PodGroup"]["served"] is True
 
     # Later changes arrive by watch.
-    alpha_plane.rest("POST", f"{SCHEDULING}/podgroups", pod_group("evaluators", min_count=2))
+    alpha_plane.rest(
+        "POST", f"{SCHEDULING}/podgroups", pod_group_manifest("evaluators", min_count=2)
+    )
     for _ in range(5):
         mirror.step()
         if stored_names(workspace, "PodGroup") == {"trainers", "evaluators"}:
@@ -149,13 +130,4 @@ def workload(name: str) -> dict:
         "kind": "Workload",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"podGroupTemplates": [template]},
-    }
-
-
-def pod_group(name: str, min_count: int) -> dict:
-    return {
-        "apiVersion": "scheduling.k8s.io/v1alpha2",
-        "kind": "PodGroup",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
     }

@@ -38,3 +38,13 @@ def pod_manifest(
     if scheduler_name:
         manifest["spec"]["schedulerName"] = scheduler_name
     return manifest
+
+
+def pod_group_manifest(name: str, min_count: int, namespace: str = "default") -> dict:
+    """A gang: a PodGroup whose ``minCount`` members are scheduled together or not at all."""
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
+    }
