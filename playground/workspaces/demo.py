@@ -6,14 +6,18 @@ control-plane node and a cordoned one; pods already running; pending pods that t
 will spread (a Service selects them), pin to a zone, send to a GPU node (by an extended
 resource a device plugin counts, by a ResourceClaim for an H100 that the structured allocator
 picks, or by an extended resource only the DRA pool serves), place by preempting a batch pod,
-keep gated, and fail to place at all.
+keep gated, and fail to place at all. Its scheduler runs with the gates GenericWorkload and
+GangScheduling (``FEATURE_GATES``), for two gangs on training nodes of their own: one that fits
+(bound whole) and one a pod short of room (nothing bound, retried over and over).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-DESCRIPTION = "Three zones, mixed node sizes, taints, running and pending pods."
+DESCRIPTION = "Three zones, mixed node sizes, taints, running and pending pods, two gangs."
+FEATURE_GATES = "GenericWorkload=true,GangScheduling=true"
+"""The demo's kube-scheduler runs with these gates (its configuration's revision 1)."""
 ZONES = ("zone-a", "zone-b", "zone-c")
 REGION = "demo-1"
 SIZES = {
@@ -21,6 +25,7 @@ SIZES = {
     "medium": {"cpu": "4", "memory": "16Gi"},
     "large": {"cpu": "16", "memory": "64Gi"},
     "gpu": {"cpu": "8", "memory": "32Gi"},
+    "train": {"cpu": "2", "memory": "8Gi"},
 }
 DEVICE_PLUGIN_GPUS = {"nvidia.com/gpu": "4"}
 NGINX = "nginx:1.27"
@@ -34,12 +39,18 @@ DRA_GPUS = (("gpu-0", "a100", "40Gi"), ("gpu-1", "a100", "40Gi"), ("gpu-2", "h10
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+TRAINING_TAINT = {"key": "workload", "value": "training", "effect": "NoSchedule"}
+TRAINING_POOL = "training-pool"
+"""The label that sends each gang to its own training nodes."""
+GANGS = (("resnet", 4, ("t-train-1", "t-train-2")), ("bert", 3, ("t-train-3",)))
+"""Each gang: name, members (1 CPU each, all needed: minCount), the nodes of its pool (2 CPUs
+each). resnet fits exactly; bert is one pod short of room."""
 
 
 def demo_manifests() -> list[dict[str, Any]]:
     """Every object of the demo, in the order they are created."""
     return [
-        *(namespace(name) for name in ("default", "shop", "batch", "kube-system")),
+        *(namespace(name) for name in ("default", "shop", "batch", "training", "kube-system")),
         priority_class("production", 1000, "Customer-facing workloads."),
         priority_class("batch", 100, "Batch jobs: they wait rather than preempt.", never=True),
         *demo_nodes(),
@@ -47,6 +58,7 @@ def demo_manifests() -> list[dict[str, Any]]:
         web_service(),
         *running_pods(),
         *pending_pods(),
+        *(manifest for gang in GANGS for manifest in gang_job(*gang)),
     ]
 
 
@@ -80,8 +92,10 @@ def node(
     role: bool = False,
     cordoned: bool = False,
     extended: dict[str, str] | None = None,
+    pool: str = "",
 ) -> dict[str, Any]:
-    """``extended``: extended resources a device plugin reports in the node's allocatable."""
+    """``extended``: extended resources a device plugin reports in the node's allocatable;
+    ``pool``: the training pool the node belongs to."""
     labels = {
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",
@@ -94,6 +108,8 @@ def node(
         labels["node-role.kubernetes.io/control-plane"] = ""
     if size == "gpu":
         labels["accelerator"] = "nvidia"
+    if pool:
+        labels[TRAINING_POOL] = pool
     resources = {**SIZES[size], **(extended or {}), "pods": "110"}
     status: dict[str, Any] = {"capacity": resources, "allocatable": resources}
     if images:
@@ -239,6 +255,33 @@ def pod(
     if node:
         manifest["status"] = {"phase": "Running", "startTime": STARTED}
     return manifest
+
+
+def gang_job(name: str, members: int, nodes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A gang (a PodGroup with ``minCount`` = ``members``), its pool's tainted nodes (in
+    zone-c), and its members, 1 CPU each, sent to the pool."""
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "training"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": members}}},
+    }
+    pool = [node(n, "zone-c", "train", taints=[TRAINING_TAINT], pool=name) for n in nodes]
+    workers = []
+    for index in range(members):
+        worker = pod(
+            f"{name}-{index}",
+            "training",
+            cpu="1",
+            memory="1Gi",
+            labels={"app": name},
+            priority_class="batch",
+            node_selector={TRAINING_POOL: name},
+            tolerations=[{**TRAINING_TAINT, "operator": "Equal"}],
+        )
+        worker["spec"]["schedulingGroup"] = {"podGroupName": name}
+        workers.append(worker)
+    return [*pool, group, *workers]
 
 
 def required(expressions: list[dict[str, Any]]) -> dict[str, Any]:

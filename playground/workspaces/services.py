@@ -56,8 +56,10 @@ def create_workspace(
     slug: str = "",
     description: str = "",
     manifests: Iterable[Mapping[str, Any]] = (),
+    feature_gates: str = "",
 ) -> Workspace:
-    """A new workspace with the default configuration as revision 1, holding ``manifests``.
+    """A new workspace with the default configuration as revision 1 (run with
+    ``feature_gates``, valid ones), holding ``manifests``.
 
     The slug is derived from the name when not given (ValueError if the name has no letter or
     digit to derive it from), and made unique with ``-2``, ``-3``...
@@ -72,7 +74,8 @@ def create_workspace(
         SchedulerConfiguration.objects.create(
             workspace=workspace,
             revision=1,
-            text=default_configuration_text(),
+            text=default_configuration_text(feature_gates),
+            feature_gates=valid_feature_gates(feature_gates).to_string(),
             created_by=owner,
             note="kube-scheduler's default configuration",
         )
@@ -103,9 +106,18 @@ def _unique_slug(base: str) -> str:
     return next(f"{base}-{n}" for n in range(2, len(taken) + 3) if f"{base}-{n}" not in taken)
 
 
-def default_configuration_text() -> str:
-    """The default KubeSchedulerConfiguration, fully spelled out as kube-scheduler prints it."""
-    return to_yaml(default_configuration())
+def default_configuration_text(feature_gates: str = "") -> str:
+    """The default KubeSchedulerConfiguration under the gates (valid ones), fully spelled out as
+    kube-scheduler prints it (with ``GangScheduling`` on, the default profile names it)."""
+    return to_yaml(default_configuration(valid_feature_gates(feature_gates)))
+
+
+def valid_feature_gates(text: str) -> FeatureGates:
+    """The gates a ``--feature-gates`` value sets; ValueError with every problem if it is bad."""
+    features, problems = parsed_feature_gates(text)
+    if features is None:
+        raise ValueError("\n".join(str(problem) for problem in problems))
+    return features
 
 
 def configuration_problems(text: str, feature_gates: str = "") -> list[ConfigurationProblem]:
@@ -234,4 +246,5 @@ def demo_workspace(user: Any) -> Workspace:
         slug=DEMO_SLUG,
         description=demo.DESCRIPTION,
         manifests=demo.demo_manifests(),
+        feature_gates=demo.FEATURE_GATES,
     )

@@ -5,12 +5,17 @@ from __future__ import annotations
 import pytest
 
 from framework.config.defaults import default_configuration
+from framework.features import FeatureGates
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.simulator import SIMULATION_EPOCH
 from framework.util.clock import FakeClock
 from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.demo import FEATURE_GATES
 from playground.workspaces.services import demo_workspace
+
+FAILED_GANG_CYCLES = 300
+"""Enough for every other pod: a gang one pod short is retried without pause, for ever."""
 
 
 @pytest.fixture
@@ -23,17 +28,19 @@ def scheduled(demo):
     """Every attempt of a scheduler started on the demo, by pod."""
     cluster = DatabaseCluster(demo)
     attempts = {}
+    features = FeatureGates.from_string(FEATURE_GATES)
     scheduler = Scheduler.from_configuration(
-        default_configuration(),
+        default_configuration(features),
         cluster,
         in_tree_registry(),
         clock=FakeClock(SIMULATION_EPOCH),
         seed=0,
         on_attempt=lambda a: attempts.setdefault(a.pod, []).append(a),
+        features=features,
     )
     with cluster.consistent_read():
         scheduler.start()
-    scheduler.run_until_idle()
+    scheduler.run_until_idle(max_cycles=FAILED_GANG_CYCLES)  # the bert gang is never idle
     return cluster, attempts
 
 
@@ -42,8 +49,8 @@ def test_the_demo_has_three_zones_of_mixed_nodes(demo):
     zones = {n.labels["topology.kubernetes.io/zone"] for n in nodes}
     sizes = {n.labels["node.kubernetes.io/instance-type"] for n in nodes}
     assert zones == {"zone-a", "zone-b", "zone-c"}
-    assert sizes == {"small", "medium", "large", "gpu"}
-    assert sum(bool(n.spec.taints) for n in nodes) == 4
+    assert sizes == {"small", "medium", "large", "gpu", "train"}
+    assert sum(bool(n.spec.taints) for n in nodes) == 7
 
 
 def test_the_demo_describes_a_gpu_pool_with_resource_slices(demo):
@@ -65,7 +72,7 @@ def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(de
     pods = cluster.list("Pod")
     running = [p for p in pods if p.spec.node_name]
     assert len(running) == 5
-    assert len(pods) - len(running) == 11
+    assert len(pods) - len(running) == 18
     assert [s.name for s in cluster.list("Service")] == ["web"]
     assert {c.name: c.value for c in cluster.list("PriorityClass")} == {
         "production": 1000,
@@ -77,7 +84,7 @@ def test_the_demo_has_running_and_pending_pods_a_service_and_priority_classes(de
 def test_the_demo_is_created_once(user):
     first = demo_workspace(user)
     assert demo_workspace(user) == first
-    assert len(DatabaseCluster(first).list("Node")) == 11
+    assert len(DatabaseCluster(first).list("Node")) == 14
 
 
 def test_the_scheduler_spreads_the_web_pods_over_the_zones(scheduled):
@@ -149,3 +156,19 @@ def test_the_preempted_batch_pod_is_gone_and_the_gated_pod_never_tried(scheduled
     assert cluster.get("Pod", "report-2", "batch") is None
     assert "batch/nightly" not in attempts
     assert cluster.get("Pod", "nightly", "batch").spec.node_name == ""
+
+
+def test_the_demo_runs_with_the_gang_gates_and_holds_two_gangs(demo):
+    assert demo.current_configuration().feature_gates == "GangScheduling=true,GenericWorkload=true"
+    assert "name: GangScheduling" in demo.current_configuration().text
+    groups = DatabaseCluster(demo).list("PodGroup", "training")
+    assert {g.name: g.spec.scheduling_policy.min_count for g in groups} == {"resnet": 4, "bert": 3}
+
+
+def test_the_gang_that_fits_is_bound_whole_and_the_one_short_not_at_all(scheduled):
+    cluster, attempts = scheduled
+    resnet = [cluster.get("Pod", f"resnet-{i}", "training").spec.node_name for i in range(4)]
+    bert = [cluster.get("Pod", f"bert-{i}", "training").spec.node_name for i in range(3)]
+    assert sorted(resnet) == ["t-train-1", "t-train-1", "t-train-2", "t-train-2"]
+    assert bert == ["", "", ""]
+    assert len(attempts["training/bert-0"]) > 10  # retried over and over

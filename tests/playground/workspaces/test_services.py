@@ -51,9 +51,10 @@ def test_a_name_without_a_letter_or_digit_gives_no_slug_and_is_refused(user):
 
 
 def test_a_workspace_can_start_with_objects(user):
-    workspace = create_workspace(user, "Lab", manifests=demo.demo_manifests())
+    manifests = demo.demo_manifests()
+    workspace = create_workspace(user, "Lab", manifests=manifests, feature_gates=demo.FEATURE_GATES)
     kinds = workspace.cluster_objects.values_list("kind", flat=True)
-    assert kinds.filter(kind="Node").count() == len(demo.demo_nodes())
+    assert kinds.filter(kind="Node").count() == sum(m["kind"] == "Node" for m in manifests)
     # The scheduler hears of each, and of the claim made for the pod with a claim template.
     assert workspace.changes.count() == len(demo.demo_manifests()) + 1
 
