@@ -89,6 +89,10 @@ class AttemptRecorder:
         self._recent: dict[str, deque[_Attempt]] = {}
         """uid -> the pod's latest distinct finished attempts, to fold repeats into."""
         self._recounted_at = 0.0
+        self.fresh = 0
+        """How many attempts were recorded that were not repeats (it only grows)."""
+        self.repeated = 0
+        """How many attempts were folded into an earlier one (it only grows)."""
         self.victims: list[str] = []
         """Pods the scheduler deleted (preemption) since the last attempt was recorded."""
         self.last_failure: dict[str, tuple[str, list[str]]] = {}
@@ -143,10 +147,19 @@ class AttemptRecorder:
             record.events, record.outcome = events, outcome
             _fill(record.row, attempt, victims)
         self._unsaved[id(record.row)] = record
+        self.fresh += 1
         if attempt.result == WAITING:
             self._open[attempt.uid] = record
         else:
             self._remember_outcome(attempt.uid, record)
+
+    def only_repeated_since(self, mark: tuple[int, int]) -> bool:
+        """Whether the attempts recorded since ``mark`` (a ``progress()``) were all repeats,
+        and there was one."""
+        return self.fresh == mark[0] and self.repeated > mark[1]
+
+    def progress(self) -> tuple[int, int]:
+        return self.fresh, self.repeated
 
     def _fold(self, uid: str, outcome: Hashable) -> bool:
         """Counts the attempt as a repeat of the pod's recent one with the same outcome, if
@@ -155,6 +168,7 @@ class AttemptRecorder:
         if outcome is None or same is None:
             return False
         same.row.repeats += 1
+        self.repeated += 1
         same.row.last_attempted = timezone.now()
         if same.flushed:
             self._refolded[id(same.row)] = same.row

@@ -8,7 +8,8 @@ advances in ticks (``tick()``), each of which:
 2. delivers the change log written since the last tick to the scheduler as watch events;
 3. executes SchedulerCommands: pause, resume, apply-configuration, allow / reject a pod
    waiting at Permit, and binding-finished (a binding task's outcome);
-4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles;
+4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles (a cycle that only
+   repeats earlier attempts, a failed gang's retry, ends the tick's cycles);
 5. stores and broadcasts the queue, waiting pods and node usage when they changed (looking
    every ``status_interval``, and at once after a command or when a tick finds nothing left
    to do after a busy one).
@@ -398,7 +399,7 @@ class SchedulerService:
             return False
         self._show_binding_events_to_the_debugger()
         self._expire_bindings()
-        cycles = 0
+        cycles, mark = 0, self.recorder.progress()
         if (
             not self.paused
             and not self._apply_waits
@@ -407,7 +408,10 @@ class SchedulerService:
         ):
             cycles = self._run_cycles()
         self._send_bindings()
-        was_busy, self.busy = self.busy, bool(changes or outcomes or commands or cycles)
+        # Cycles that only repeated earlier attempts (a failed gang retried over and over) do
+        # not keep the service from resting between ticks.
+        worked = cycles and not self.recorder.only_repeated_since(mark)
+        was_busy, self.busy = self.busy, bool(changes or outcomes or commands or worked)
         self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
         self._follow_watches()
@@ -446,9 +450,12 @@ class SchedulerService:
         cycles = 0
         while cycles < self.cycles_per_tick and not self.stops.interrupted:
             queue.run_periodic()
+            mark = self.recorder.progress()
             if not self.scheduler.schedule_one():
                 break
             cycles += 1
+            if self.recorder.only_repeated_since(mark):
+                break  # a repeat (a failed gang's retry): the next waits for the next tick
             self.executor.run_pending()  # binding cycles a debugger stop held back
             if len(self._unsent) >= self.binding_batch:
                 self._send_bindings()

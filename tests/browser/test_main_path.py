@@ -29,6 +29,9 @@ DEMO_NODES = {
     "c-medium-1",
     "c-gpu-1",
     "c-gpu-2",
+    "t-train-1",
+    "t-train-2",
+    "t-train-3",
 }
 NOT_REJECTED = {"✓", "—", "skipped"}
 """Filter cells of a node no plugin rejected: passed, not reached, or skipped at PreFilter."""
@@ -121,7 +124,7 @@ def apply_a_configuration_after_fixing_it(page: Page) -> None:
     expect(page.locator(".flash.success")).to_have_text("Revision 2 sent to the scheduler.")
     expect(page.get_by_text("Revision 2 is the latest, by admin.")).to_be_visible()
     expect(
-        page.get_by_role("row", name=re.compile(r"^2 defaults admin .* images count five times"))
+        page.get_by_role("row", name=re.compile(r"^2 \S+ admin .* images count five times"))
     ).to_be_visible()
 
 

@@ -115,7 +115,8 @@ def test_a_failed_gang_retried_without_pause_stores_a_bounded_number_of_rows(
 ):
     service = started_with_gang(make_service, cluster, 3, "3")
 
-    tick(service, binding_tasks, 60)
+    tick(service, binding_tasks, 150)  # a gang's retry a tick: they are paced
+    assert not service.busy  # ticks that only repeat attempts let the service rest between them
     service.stop()  # writes the latest repeat counts (written at most once a second before)
 
     rows = SchedulingAttempt.objects.all()
