@@ -29,7 +29,7 @@ def test_it_creates_an_administrator_with_a_printed_password_and_the_demo():
     assert user is not None and user.is_superuser
     demo = Workspace.objects.get(slug="demo")
     assert demo.owner == user
-    assert 'Demo workspace "Demo" (/w/demo/): 11 nodes, 16 pods.' in output
+    assert 'Demo workspace "Demo" (/w/demo/): 14 nodes, 23 pods.' in output
 
 
 def test_a_second_run_changes_nothing():
