@@ -20,6 +20,7 @@ from playground.live import broadcast
 from playground.scheduling.binding import run_bindings
 from playground.scheduling.service import SchedulerService
 from playground.workspaces.cluster import DatabaseCluster
+from playground.workspaces.demo import FEATURE_GATES
 from playground.workspaces.models import ClusterObject
 from playground.workspaces.services import create_workspace, demo_workspace
 
@@ -125,7 +126,7 @@ def test_an_exported_allocated_demo_imports_into_a_new_workspace_unchanged(
 ):
     """Import keeps a claim's allocation: the devices stay taken in the new workspace."""
     text = logged_in.get(reverse("export", args=[scheduled_demo.slug])).content.decode()
-    copy = create_workspace(user, "Copy")
+    copy = create_workspace(user, "Copy", feature_gates=FEATURE_GATES)  # its gangs too
     response = logged_in.post(reverse("import", args=[copy.slug]), {"text": text})
     assert response.status_code in (200, 302)
     claims = DatabaseCluster(copy).list("ResourceClaim", "default")
