@@ -93,6 +93,8 @@ class AttemptRecorder:
         """How many attempts were recorded that were not repeats (it only grows)."""
         self.repeated = 0
         """How many attempts were folded into an earlier one (it only grows)."""
+        self.last_repeated = ""
+        """The pod (namespace/name) of the latest attempt folded into an earlier one."""
         self.victims: list[str] = []
         """Pods the scheduler deleted (preemption) since the last attempt was recorded."""
         self.last_failure: dict[str, tuple[str, list[str]]] = {}
@@ -142,6 +144,7 @@ class AttemptRecorder:
         else:
             outcome = None if attempt.result == WAITING else _outcome(attempt, pending)
             if not victims and self._fold(attempt.uid, outcome):
+                self.last_repeated = attempt.pod
                 return
             record = _Attempt(SchedulingAttempt(workspace_id=self.workspace_id), attempt.cycle)
             record.events, record.outcome = events, outcome

@@ -8,8 +8,8 @@ advances in ticks (``tick()``), each of which:
 2. delivers the change log written since the last tick to the scheduler as watch events;
 3. executes SchedulerCommands: pause, resume, apply-configuration, allow / reject a pod
    waiting at Permit, and binding-finished (a binding task's outcome);
-4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles (a cycle that only
-   repeats earlier attempts, a failed gang's retry, ends the tick's cycles);
+4. unless paused, runs up to ``cycles_per_tick`` scheduling cycles (a pod group's cycle that
+   only repeats earlier attempts, a failed gang's retry, ends the tick's cycles);
 5. stores and broadcasts the queue, waiting pods and node usage when they changed (looking
    every ``status_interval``, and at once after a command or when a tick finds nothing left
    to do after a busy one).
@@ -454,13 +454,23 @@ class SchedulerService:
             if not self.scheduler.schedule_one():
                 break
             cycles += 1
-            if self.recorder.only_repeated_since(mark):
-                break  # a repeat (a failed gang's retry): the next waits for the next tick
+            if self.recorder.only_repeated_since(mark) and self._in_a_pod_group(
+                self.recorder.last_repeated
+            ):
+                break  # a failed gang's retry: the next waits for the next tick
             self.executor.run_pending()  # binding cycles a debugger stop held back
             if len(self._unsent) >= self.binding_batch:
                 self._send_bindings()
         self.cycles += cycles
         return cycles
+
+    def _in_a_pod_group(self, pod_key: str) -> bool:
+        """Whether the pod is a pod group's member: a failed group is retried without pause,
+        so its repeats are paced; other pods' repeats come after a backoff anyway, and many of
+        them at once (a node added) keep the tick's full pace."""
+        namespace, _, name = pod_key.partition("/")
+        pod = self.scheduler.cluster.get("Pod", name, namespace)
+        return pod is not None and bool(pod.spec.pod_group_name)
 
     # ------------------------------------------------------------------------------------------
     # Commands

@@ -163,3 +163,25 @@ def test_the_demo_shows_a_gang_bound_whole_and_a_gang_one_pod_short(
     # Retried many times more, stored as the same rows.
     assert bert_rows.count() == stored
     assert sum(bert_rows.values_list("repeats", flat=True)) > 2 * stored
+
+
+def test_pods_outside_groups_retried_together_keep_the_ticks_full_pace(
+    make_service, gang_workspace, cluster, clock, binding_tasks
+):
+    """Only a pod group's repeats are paced: pods sent back to the queue together (here the
+    queue's flush of pods unschedulable for 5 minutes), failing as before, are all tried in
+    the one tick."""
+    cluster.add(node_manifest("w0", cpu="4"))
+    for index in range(3):
+        cluster.add(pod_manifest(f"big-{index}", cpu="8"))
+    service = make_service()
+    service.start()
+    tick(service, binding_tasks, 2)
+    assert set(SchedulingAttempt.objects.values_list("result", flat=True)) == {"Unschedulable"}
+
+    clock.step(301.0)  # podMaxInUnschedulablePodsDuration: all three back in the queue
+    before = service.cycles
+    assert service.tick()
+
+    assert service.cycles - before == 3
+    assert SchedulingAttempt.objects.count() == 3, "the repeats were folded"
