@@ -59,11 +59,13 @@ def group(
     )
 
 
-def pod(name: str, cpu: str, priority: int, group_name: str = "") -> Pod:
+def pod(name: str, cpu: str, priority: int, group_name: str = "", node_name: str = "") -> Pod:
     spec: dict[str, Any] = {
         "containers": [{"name": "c", "image": "image", "resources": {"requests": {"cpu": cpu}}}],
         "priority": priority,
     }
+    if node_name:
+        spec["nodeName"] = node_name
     if group_name:
         spec["schedulingGroup"] = {"podGroupName": group_name}
     else:
