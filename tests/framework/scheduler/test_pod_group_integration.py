@@ -21,6 +21,10 @@ from framework.api.node import Node
 from framework.api.pod import Pod
 from framework.api.pod_group import PodGroup
 from framework.features import FeatureGates
+from framework.interface.plugins import PostFilterPlugin
+from framework.interface.status import Code, Status
+from framework.plugins.registry import in_tree_registry
+from framework.runtime.registry import Registry
 from framework.simulator import Simulation
 
 CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -392,3 +396,64 @@ def test_pod_group_scheduling(case: Case, tas: bool):
     simulation.create([the_node()])
     for step in case.steps:
         run_step(simulation, step)
+
+
+# Upstream's two invocation tests beside the table: a gang of three (disrupted as a whole)
+# preempts four low pods that fill the node, with WorkloadAwarePreemption on.
+WAP_GATES = FeatureGates(
+    {"GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True}
+)
+
+
+def preempting_gang(config: str = CONFIG, registry: Registry | None = None) -> Simulation:
+    simulation = Simulation(config, "", features=WAP_GATES, registry=registry)
+    node_ = Node.from_dict({**the_node().to_dict(), "metadata": {"name": "node"}})
+    simulation.create([node_, *(pod(f"low-{i}", "1", 10) for i in range(1, 5))])
+    pg1 = group("pg1", 100, min_count=3).to_dict()
+    pg1["spec"]["disruptionMode"] = "PodGroup"
+    simulation.create([PodGroup.from_dict(pg1)])
+    simulation.create([pod(f"high-{i}", "1", 100, "pg1") for i in range(1, 4)])
+    return simulation
+
+
+def test_workload_aware_preemption_invocation():
+    simulation = preempting_gang()
+
+    assert any(
+        e["reason"] == "Preempted" and e["note"].startswith("Preempted by podgroup")
+        for e in simulation.cluster.events
+        if e["regarding"]["name"].startswith("low-")
+    )
+
+
+class MockPostFilter(PostFilterPlugin):
+    """Counts its calls and never helps."""
+
+    name = "MockPostFilter"
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def post_filter(self, state, pod_, filtered_node_status_map):
+        self.count += 1
+        return None, Status(Code.UNSCHEDULABLE)
+
+
+def test_post_filter_invocation_count():
+    """Once for each member in the pod group cycle, never inside workload-aware preemption."""
+    mock = MockPostFilter()
+    registry = in_tree_registry(WAP_GATES)
+    registry.register(mock.name, lambda args, handle: mock)
+    config = CONFIG + (
+        "profiles:\n"
+        "- schedulerName: default-scheduler\n"
+        "  plugins:\n"
+        "    postFilter:\n"
+        "      enabled:\n"
+        "      - name: MockPostFilter\n"
+        "      - name: DefaultPreemption\n"
+    )
+
+    preempting_gang(config, registry)
+
+    assert mock.count == 3
