@@ -37,6 +37,9 @@ class Member:
     """At Permit: the time GangScheduling still waits for the quorum (5 minutes at first)."""
     plugins: tuple[str, ...] = ()
     """Gated: the PreEnqueue plugin that holds it."""
+    placement: str = ""
+    """With a topology constraint: the domain its node is in (the node's value of the
+    constraint's key, e.g. ``zone-b``), the placement the group's cycle chose."""
 
     @property
     def placed(self) -> bool:
@@ -109,6 +112,11 @@ class GroupView:
     @property
     def condition(self) -> Condition | None:
         return self.group.condition(POD_GROUP_SCHEDULED)
+
+    @property
+    def topology_keys(self) -> list[str]:
+        """The keys of the group's topology constraint: its members share one domain of each."""
+        return list(self.group.spec.topology_keys)
 
 
 def offers_pod_groups(workspace: Workspace) -> bool:
@@ -188,7 +196,26 @@ def _view(obj: ClusterObject, pods: list[ClusterObject], where: dict) -> GroupVi
         node = pod.node_name or entry.get("node", "")
         plugins = tuple(entry.get("plugins", ())) if state.name == "gated" else ()
         members.append(Member(pod, state, node, seconds, plugins))
-    return GroupView(obj, group, members)
+    view = GroupView(obj, group, members)
+    if view.topology_keys:
+        _set_placements(obj.workspace_id, view)
+    return view
+
+
+def _set_placements(workspace_id: int, view: GroupView) -> None:
+    """Each placed member's domain: its node's values of the constraint's keys."""
+    names = {member.node for member in view.members if member.node}
+    nodes = ClusterObject.objects.filter(workspace_id=workspace_id, kind="Node", name__in=names)
+    labels = {
+        node.name: (node.manifest.get("metadata") or {}).get("labels") or {} for node in nodes
+    }
+    for member in view.members:
+        values = [labels.get(member.node, {}).get(key, "") for key in view.topology_keys]
+        member.placement = ", ".join(v for v in values if v)
+
+
+def _labels(obj: ClusterObject) -> dict[str, str]:
+    return (obj.manifest.get("metadata") or {}).get("labels") or {}
 
 
 def _minutes(seconds: float) -> str:

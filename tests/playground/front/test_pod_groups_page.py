@@ -10,7 +10,7 @@ from playground.workspaces.models import (
     SchedulerStatus,
     SchedulingAttempt,
 )
-from tests.playground.front.rows import pod, store
+from tests.playground.front.rows import node, pod, store
 
 GATES = "GenericWorkload=true,GangScheduling=true"
 
@@ -157,6 +157,26 @@ def test_a_groups_page_shows_the_node_each_member_got(logged_in, workspace):
     content = logged_in.get("/w/lab/pod-groups/default/g/").content.decode()
     assert "Why the group failed" not in content
     assert '<span class="badge Scheduled">Scheduled</span> on <strong>n2</strong>' in content
+
+
+def test_a_group_with_a_topology_constraint_shows_the_domain_each_member_landed_in(
+    logged_in, workspace
+):
+    zoned = pod_group("g", 2, **condition("True", "Scheduled"))
+    zoned["spec"]["schedulingConstraints"] = {"topology": [{"key": "topology.kubernetes.io/zone"}]}
+    store(workspace, zoned)
+    for name, zone in (("n1", "zone-a"), ("n2", "zone-b")):
+        labelled = node(name)
+        labelled["metadata"]["labels"] = {"topology.kubernetes.io/zone": zone}
+        store(workspace, labelled)
+    store(workspace, member("g-0", "g", nodeName="n2"))
+    store(workspace, member("g-1", "g"))
+
+    content = logged_in.get("/w/lab/pod-groups/default/g/").content.decode()
+
+    assert '<th>Placement <span class="muted">(topology.kubernetes.io/zone)</span></th>' in content
+    assert "<td>n2</td>\n      <td>zone-b</td>" in content
+    assert "<td>—</td>\n      <td>—</td>" in content, "a member not placed has no domain"
 
 
 def test_an_unknown_group_is_not_found(logged_in, workspace):
