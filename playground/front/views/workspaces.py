@@ -60,6 +60,10 @@ class WorkspaceForm(forms.Form):
     def manifests(self) -> list[dict[str, Any]]:
         return demo.demo_manifests() if self.cleaned_data["start"] == self.DEMO else []
 
+    def feature_gates(self) -> str:
+        """The demo cluster's gangs need its gates (GenericWorkload, GangScheduling)."""
+        return demo.FEATURE_GATES if self.cleaned_data["start"] == self.DEMO else ""
+
 
 @login_required
 def workspace_list(request: HttpRequest) -> HttpResponse:
@@ -72,6 +76,7 @@ def workspace_list(request: HttpRequest) -> HttpResponse:
             form.cleaned_data["name"],
             description=form.cleaned_data["description"],
             manifests=form.manifests(),
+            feature_gates=form.feature_gates(),
         )
         return redirect(workspace)
     context = {"workspaces": accessible_workspaces(request), "form": form}

@@ -164,8 +164,12 @@ def test_a_workspace_created_with_the_demo_cluster_holds_it(logged_in, user, wok
     assert response["Location"] == "/w/trial/"
     workspace = Workspace.objects.get(slug="trial")
     nodes = ClusterObject.objects.filter(workspace=workspace, kind="Node")
-    assert nodes.count() == 11
+    assert nodes.count() == 14
     assert ClusterObject.objects.filter(workspace=workspace, kind="Pod", name="urgent").exists()
+    # Its gangs came with the gates they need, in the workspace's first revision.
+    assert ClusterObject.objects.filter(workspace=workspace, kind="PodGroup").count() == 2
+    revision = workspace.current_configuration()
+    assert revision.feature_gates == "GangScheduling=true,GenericWorkload=true"
     assert workspace.changes.exists()  # written as any change, for the scheduler to read
     assert "c-gpu-1" in logged_in.get("/w/trial/nodes/").content.decode()
 
