@@ -77,12 +77,11 @@ WATCHES = (NOBODY, POD, WORKSPACE)
 """Who watches the live trace during a run: nobody, one pod's page, the debugger page."""
 WATCH_GATE = "playground.dev/page-opening"
 """The scheduling gate that holds the watched pod until its page watches (``_create_watched``)."""
-FOLLOWED_SECONDS = 120.0
-"""How long a page may wait for the service to say it follows the page's watch. The service
-reads the watches once a second (``playground/scheduling/live_trace.py``), but its answer goes
-through the worker's broadcast queue, behind the messages already queued: on a loaded CI
-machine it once took over 30 s. The watched pod's wait is part of its latency, not of the
-figures' time base."""
+FOLLOWED_SECONDS = 10.0
+"""How long a page waits for the service to say it follows the page's watch (it reads the
+watches once a second, ``playground/scheduling/live_trace.py``). The run goes on without the
+answer (the watch is in the database, so it is read all the same) and the report says whether
+it came: CI once saw none reach the benchmark's page in 120 s, under investigation."""
 
 
 class NotProductionMode(Exception):
@@ -108,6 +107,8 @@ class Watch:
     """Of those, the Live panels: only a ``trace.events`` message renders one."""
     live_pods: int
     """Pods those panels showed."""
+    followed: bool = False
+    """Whether the service's answer to the watch (``trace.followed``) reached the page."""
 
     def report(self) -> str:
         what = f"pod {self.pod}" if self.pod else "every pod (the debugger page)"
@@ -115,6 +116,7 @@ class Watch:
             f"{what}, open from {self.opened:.2f} s: {self.messages} messages, {self.live} Live"
             f" panels (trace.events) showing {self.live_pods} pod(s);"
             f" {self.registered} watch registered"
+            f"{'' if self.followed else ', the service answer to it not received'}"
         )
 
 
@@ -401,9 +403,9 @@ def _watching(watch: str, pods: int) -> str:
     return "the debugger page" if watch == WORKSPACE else NOBODY
 
 
-def _await_followed(page: LiveWatcher) -> None:
-    if not page.wait_followed(FOLLOWED_SECONDS):
-        raise BrowserError(f"the scheduler did not follow {page.path} in {FOLLOWED_SECONDS} s")
+def _await_followed(page: LiveWatcher) -> bool:
+    """Whether the service said it follows the page within FOLLOWED_SECONDS."""
+    return page.wait_followed(FOLLOWED_SECONDS)
 
 
 def _received(watcher: tuple[LiveWatcher, Watch] | None) -> Watch | None:
@@ -412,6 +414,7 @@ def _received(watcher: tuple[LiveWatcher, Watch] | None) -> Watch | None:
         return None
     page, watch = watcher
     watch.messages, watch.live, watch.live_pods = page.messages, page.live, len(page.live_pods)
+    watch.followed = page.followed
     return watch
 
 
