@@ -125,7 +125,7 @@ def _group_report(key: str, group: PodGroup | None, members: list[MemberReport])
     policy = group.spec.scheduling_policy
     return PodGroupReport(
         pod_group=key,
-        policy="gang" if policy.gang else "basic",
+        policy=policy.name,
         min_count=policy.min_count if policy.gang else None,
         topology_keys=list(group.spec.topology_keys),
         condition=group.condition(POD_GROUP_SCHEDULED),

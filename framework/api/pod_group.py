@@ -54,6 +54,11 @@ class SchedulingPolicy:
     gang: bool = False
     min_count: int = 0
 
+    @property
+    def name(self) -> str:
+        """The policy as the API names it: ``gang`` or ``basic``."""
+        return "gang" if self.gang else "basic"
+
     @classmethod
     def parse(cls, f: Fields) -> SchedulingPolicy:
         gang = f.optional_mapping("gang")

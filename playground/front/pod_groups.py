@@ -71,7 +71,7 @@ class GroupView:
 
     @property
     def policy(self) -> str:
-        return "gang" if self.group.spec.scheduling_policy.gang else "basic"
+        return self.group.spec.scheduling_policy.name
 
     @property
     def min_count(self) -> int | None:
