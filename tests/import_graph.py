@@ -32,9 +32,12 @@ def project_modules(
     return modules
 
 
-def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
-    """Module → the project modules it imports directly (its own package included)."""
-    return {name: _imports(name, path, modules) for name, path in modules.items()}
+def import_graph(modules: dict[str, Path], *, type_checking: bool = False) -> dict[str, set[str]]:
+    """Module → the project modules it imports directly (its own package included).
+
+    With ``type_checking`` the imports under ``if TYPE_CHECKING:`` count too: they never run,
+    but a cycle through them is still two modules that each need the other to be read."""
+    return {name: _imports(name, path, modules, type_checking) for name, path in modules.items()}
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -48,11 +51,11 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(cycles)
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+def _imports(name: str, path: Path, modules: dict[str, Path], type_checking: bool) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     is_package = path.name == "__init__.py"
     targets = {package for package in _ancestors(name)[-1:] if package in modules}
-    for node in _import_statements(tree.body):
+    for node in _import_statements(tree.body, type_checking):
         for target in _imported_names(node, name, is_package):
             for candidate in [*_ancestors(target), target]:
                 if candidate in modules and candidate != name:
@@ -60,14 +63,16 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return targets
 
 
-def _import_statements(nodes: Iterable[ast.AST]) -> Iterator[ast.Import | ast.ImportFrom]:
+def _import_statements(
+    nodes: Iterable[ast.AST], type_checking: bool
+) -> Iterator[ast.Import | ast.ImportFrom]:
     for node in nodes:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If) and _is_type_checking(node.test):
-            yield from _import_statements(node.orelse)
+        elif not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _import_statements(node.orelse, type_checking)
         else:
-            yield from _import_statements(ast.iter_child_nodes(node))
+            yield from _import_statements(ast.iter_child_nodes(node), type_checking)
 
 
 def _is_type_checking(test: ast.expr) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from framework.api import field_errors as fe
 from framework.api.fields import Fields
@@ -28,9 +28,6 @@ from framework.api.labels import (
     selector_from_set,
 )
 
-if TYPE_CHECKING:
-    from framework.api.pod import Pod
-
 NODE_SELECTOR_OPERATORS = {
     "In": IN,
     "NotIn": NOT_IN,
@@ -41,6 +38,29 @@ NODE_SELECTOR_OPERATORS = {
 }
 FIELD_SELECTOR_OPERATORS = ("In", "NotIn")
 NODE_NAME_FIELD = "metadata.name"
+
+
+class AffinityLike(Protocol):
+    """What ``RequiredNodeAffinity.from_pod`` reads of a pod's affinity."""
+
+    @property
+    def node_affinity(self) -> NodeAffinity | None: ...
+
+
+class PodSpecLike(Protocol):
+    """What ``RequiredNodeAffinity.from_pod`` reads of a pod's spec. A protocol rather than
+    framework.api.pod's PodSpec: pod.py imports this module (no import circle)."""
+
+    @property
+    def node_selector(self) -> Mapping[str, str]: ...
+
+    @property
+    def affinity(self) -> AffinityLike | None: ...
+
+
+class PodLike(Protocol):
+    @property
+    def spec(self) -> PodSpecLike: ...
 
 
 class NodeLike(Protocol):
@@ -210,7 +230,7 @@ class RequiredNodeAffinity:
         self._node_selector = affinity
 
     @classmethod
-    def from_pod(cls, pod: Pod) -> RequiredNodeAffinity:
+    def from_pod(cls, pod: PodLike) -> RequiredNodeAffinity:
         """Upstream ``GetRequiredNodeAffinity``."""
         spec = pod.spec
         node_affinity = spec.affinity.node_affinity if spec.affinity else None
