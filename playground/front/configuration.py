@@ -38,6 +38,10 @@ POINTS = (
     "postBind",
 )
 """The extension points a profile's form edits, in the order a pod meets them."""
+MINIMAL_CONFIGURATION = (
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+)
+"""What a workspace without a revision runs: kube-scheduler started without ``--config``."""
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ from framework.runtime.construction import implemented_points
 from framework.runtime.registry import plugin_type
 from playground.front.access import workspace_view
 from playground.front.commands import send_command
-from playground.front.configuration import Checked, check_configuration
+from playground.front.configuration import MINIMAL_CONFIGURATION, Checked, check_configuration
 from playground.front.pages import redirect_page, render_page
 from playground.front.profile_edits import EditError
 from playground.front.profile_form import edit_configuration
@@ -25,9 +25,6 @@ from playground.scheduling.plugins import playground_registry
 from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, Workspace
 from playground.workspaces.services import add_configuration_revision
 
-MINIMAL_CONFIGURATION = (
-    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-)
 REVISIONS_SHOWN = 10
 
 
