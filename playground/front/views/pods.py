@@ -19,6 +19,7 @@ from playground.front.devices import pod_claim_rows
 from playground.front.live_panel import live_trace_context, stopped_trace
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
+from playground.front.reweight_panel import reweight_panel
 from playground.front.stop_section import render_stop_section, stored_stop
 from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt, Workspace
 
@@ -66,12 +67,26 @@ def attempt_detail(
     request: HttpRequest, workspace: Workspace, uid: str, number: int
 ) -> HttpResponse:
     attempt = get_object_or_404(SchedulingAttempt, workspace=workspace, pod_uid=uid, number=number)
-    context = {
-        "workspace": workspace,
-        "section": "pods",
-        **attempt_tables(attempt, all_rows=request.GET.get("rows") == "all"),
-    }
-    return render_page(request, "front/attempt.html", "front/attempt_trace.html", context)
+    tables = attempt_tables(attempt, all_rows=request.GET.get("rows") == "all")
+    return attempt_page(request, workspace, attempt, tables)
+
+
+def attempt_page(
+    request: HttpRequest,
+    workspace: Workspace,
+    attempt: SchedulingAttempt,
+    tables: dict[str, Any],
+    problems: list[str] = (),
+    status: int = 200,
+) -> HttpResponse:
+    """The attempt's page (its trace's fragment for htmx), with the Reweight panel under the
+    query's weights; ``problems`` are the Compare button's when it was refused."""
+    context = {"workspace": workspace, "section": "pods", **tables}
+    if not getattr(request, "htmx", None) and tables["has_trace"]:
+        context["reweight"] = reweight_panel(attempt, tables["scores"], request.GET, problems)
+    return render_page(
+        request, "front/attempt.html", "front/attempt_trace.html", context, status=status
+    )
 
 
 @workspace_view
