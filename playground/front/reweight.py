@@ -54,14 +54,20 @@ class RecordedScores:
         return list(self.totals)
 
     def to_json(self) -> dict[str, Any]:
-        """What reweight.js reads. Totals and extender shares are strings: an extender's int64
-        weight can make them larger than a JavaScript number holds exactly."""
+        """What reweight.js reads, in columns (a node's name once, not once per plugin).
+        Totals and extender shares are strings: an extender's int64 weight can make them
+        larger than a JavaScript number holds exactly."""
+        nodes = self.nodes
         return {
+            "nodes": nodes,
             "plugins": list(self.plugins),
             "weights": self.weights,
-            "normalized": self.normalized,
-            "extenders": {node: str(score) for node, score in self.extenders.items()},
-            "totals": {node: str(score) for node, score in self.totals.items()},
+            "normalized": {
+                plugin: [scores[node] for node in nodes]
+                for plugin, scores in self.normalized.items()
+            },
+            "extenders": [str(self.extenders[node]) for node in nodes],
+            "totals": [str(self.totals[node]) for node in nodes],
             "chosen": self.chosen,
             "rowsShown": ROWS_SHOWN,
             "int32": [INT32_MIN, INT32_MAX],

@@ -13,9 +13,12 @@
   const [INT32_MIN, INT32_MAX] = data.int32;
   const WHOLE_NUMBER = /^[+-]?[0-9]+$/;
   const AT_RANDOM = "kube-scheduler picks one of them at random";
-  const nodes = Object.keys(data.totals);
-  const recordedTotals = mapValues(data.totals, BigInt);
-  const extenders = mapValues(data.extenders, BigInt);
+  const nodes = data.nodes;
+  const recordedTotals = byNode(data.totals.map(BigInt));
+  const extenders = byNode(data.extenders.map(BigInt));
+  const normalized = Object.fromEntries(
+    Object.entries(data.normalized).map(([plugin, column]) => [plugin, byNode(column.map(BigInt))]),
+  );
   const hasExtenders = Object.values(extenders).some((share) => share !== 0n);
   const rows = [...panel.querySelectorAll("tr[data-plugin]")].map((row) => ({
     plugin: row.dataset.plugin,
@@ -24,8 +27,9 @@
     note: row.querySelector("[data-note]"),
   }));
 
-  function mapValues(object, convert) {
-    return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, convert(value)]));
+  // A column (one value per node, in data.nodes' order) as node -> value.
+  function byNode(column) {
+    return Object.fromEntries(nodes.map((node, index) => [node, column[index]]));
   }
 
   function effectiveWeight(weight) {
@@ -34,13 +38,13 @@
 
   function reweightedTotals(weights) {
     const factors = data.plugins.map((plugin) => [
-      data.normalized[plugin],
+      normalized[plugin],
       effectiveWeight(weights[plugin]),
     ]);
     const totals = {};
     for (const node of nodes) {
       let sum = extenders[node];
-      for (const [scores, weight] of factors) sum += BigInt(scores[node]) * weight;
+      for (const [scores, weight] of factors) sum += scores[node] * weight;
       totals[node] = BigInt.asIntN(64, sum);
     }
     return totals;
