@@ -16,12 +16,14 @@ from playground.front.configuration import check_configuration
 from playground.workspaces.models import AttemptTrace, SchedulerConfiguration, SchedulingAttempt
 from tests.playground.front.reweight_scenario import CONFIG, scheduled_web
 from tests.playground.front.rows import pod, store
+from tests.playground.front.scenario import attempt_of_web
 
 PAGE = "/w/lab/pods/web-uid/attempts/1/"
 COMPARE = PAGE + "reweighted-profile/"
 
 
 def stored_attempt(workspace, run) -> SchedulingAttempt:
+    """The run's attempt as the web pod's (uid web-uid) attempt 1, with its trace."""
     engine = run["attempt"]
     attempt = SchedulingAttempt.objects.create(
         workspace=workspace,
@@ -145,3 +147,24 @@ def test_htmx_swaps_of_the_trace_leave_the_panel_out(htmx, web_attempt):
 def test_a_stranger_cannot_build_a_profile_from_the_attempt(client, stranger, web_attempt):
     client.force_login(stranger)
     assert client.get(COMPARE).status_code == 404
+
+
+def test_under_the_default_profile_plugins_skipped_at_pre_score_keep_their_weights(
+    logged_in, workspace
+):
+    run = attempt_of_web()  # the default configuration, no revision: kube-scheduler's defaults
+    stored_attempt(workspace, run)
+    content = logged_in.get(PAGE).content.decode()
+    assert "InterPodAffinity" in content.split("scored nothing for this pod")[0].rsplit("<p", 1)[1]
+    assert 'name="weight.TaintToleration" value="3"' in content
+    assert 'name="weight.InterPodAffinity"' not in content
+    assert "the default configuration (the workspace's configuration when" in content
+
+    response = logged_in.get(COMPARE, {"weight.TaintToleration": "0", "weight.ImageLocality": "9"})
+    text = parse_qs(urlsplit(response["Location"]).query)["profile"][0]
+    score = dict(check_configuration(text).profiles[0].points["score"])
+    assert score["InterPodAffinity"] == 2 and score["PodTopologySpread"] == 2, "kept"
+    assert score["ImageLocality"] == 9
+    assert score["TaintToleration"] == 1, "0 is written, and read as 1"
+    enabled = yaml.safe_load(text)["profiles"][0]["plugins"]["score"]["enabled"]
+    assert {"name": "TaintToleration", "weight": 0} in enabled
