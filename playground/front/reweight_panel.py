@@ -25,6 +25,7 @@ from playground.front.reweight import (
 from playground.front.reweighted_profile import (
     BaseConfiguration,
     attempt_configuration,
+    configured_weights,
     weights_that_differ,
 )
 from playground.front.trace_tables import ScoreTable
@@ -58,6 +59,8 @@ class ReweightPanel:
     problems: list[WeightProblem | str] = field(default_factory=list)
     differing: list[str] = field(default_factory=list)
     """Score plugins whose weight in ``base`` is not the recorded one."""
+    skipped: list[str] = field(default_factory=list)
+    """Score plugins of the profile that PreScore skipped for this pod: they scored nothing."""
     int32: tuple[int, int] = (INT32_MIN, INT32_MAX)
 
     @property
@@ -96,6 +99,7 @@ def reweight_panel(
         return None
     weights, weight_problems = read_weights(query, recorded)
     base = attempt_configuration(attempt)
+    configured = configured_weights(base, attempt.profile)
     return ReweightPanel(
         recorded=recorded,
         rows=[
@@ -104,7 +108,8 @@ def reweight_panel(
         outcome=outcome(recorded, weights),
         base=base,
         problems=[*weight_problems, *problems],
-        differing=weights_that_differ(base, attempt.profile, recorded.weights),
+        differing=weights_that_differ(configured, recorded.weights),
+        skipped=[plugin for plugin in scores.skipped if plugin in configured],
     )
 
 

@@ -66,15 +66,17 @@ def score_weights(base: BaseConfiguration, profile_name: str) -> dict[str, int]:
     }
 
 
-def weights_that_differ(
-    base: BaseConfiguration, profile_name: str, recorded: Mapping[str, int]
-) -> list[str]:
-    """The Score plugins whose weight in ``base`` is not the one the attempt recorded (or
-    that ``base``'s profile lacks): a sign the attempt ran with another revision."""
+def configured_weights(base: BaseConfiguration, profile_name: str) -> dict[str, int]:
+    """``score_weights``, or none when ``base`` has no such (valid) profile."""
     try:
-        configured = score_weights(base, profile_name)
+        return score_weights(base, profile_name)
     except ReweightError:
-        return sorted(recorded)
+        return {}
+
+
+def weights_that_differ(configured: Mapping[str, int], recorded: Mapping[str, int]) -> list[str]:
+    """The Score plugins whose configured weight is not the one the attempt recorded (or that
+    the profile lacks): a sign the attempt ran with another revision."""
     return [plugin for plugin, weight in recorded.items() if configured.get(plugin) != weight]
 
 

@@ -18,6 +18,7 @@ from playground.front.reweighted_profile import (
     ReweightError,
     attempt_configuration,
     compare_url,
+    configured_weights,
     reweighted_configuration,
     score_weights,
     variant_name,
@@ -97,8 +98,11 @@ def test_a_profile_or_plugin_the_configuration_lacks_is_refused():
 
 def test_weights_that_differ_from_the_trace_are_named():
     recorded = {"NodeAffinity": 1, "NodeResourcesFit": 2}
-    assert weights_that_differ(SCENARIO, "default-scheduler", recorded) == ["NodeResourcesFit"]
-    assert weights_that_differ(SCENARIO, "other", recorded) == ["NodeAffinity", "NodeResourcesFit"]
+    configured = configured_weights(SCENARIO, "default-scheduler")
+    assert configured == {"NodeAffinity": 1, "NodeResourcesFit": 1}
+    assert weights_that_differ(configured, recorded) == ["NodeResourcesFit"]
+    assert configured_weights(SCENARIO, "other") == {}
+    assert weights_that_differ({}, recorded) == ["NodeAffinity", "NodeResourcesFit"]
 
 
 def test_the_attempt_ran_with_the_latest_revision_made_before_it(workspace):
