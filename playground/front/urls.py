@@ -74,6 +74,7 @@ urlpatterns = [
     path("w/<slug:slug>/queue/", queue.queue, name="queue"),
     path("w/<slug:slug>/permit/", permit.permit, name="permit"),
     path("w/<slug:slug>/permit/decide/", permit.decide, name="permit-decide"),
+    path("w/<slug:slug>/permit/decide-all/", permit.decide_all, name="permit-decide-all"),
     path("w/<slug:slug>/debugger/", debugger.debugger, name="debugger"),
     path("w/<slug:slug>/debugger/command/", debugger.debug_command, name="debugger-command"),
     path("w/<slug:slug>/debugger/breakpoints/", debugger.breakpoint_add, name="breakpoint-add"),

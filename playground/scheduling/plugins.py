@@ -1,8 +1,8 @@
 """Plugins the playground adds to the in-tree ones, and the registry the service builds from.
 
 ``WaitForApproval`` holds every pod at Permit until a person approves or rejects it in the
-permit console, so waiting pods can be tried without writing a plugin. Enable it like any
-plugin::
+permit console, so waiting pods can be tried without writing a plugin; ``LabelSelectorPermit``
+(its own module) holds only the pods matching a label selector. Enable them like any plugin::
 
     profiles:
     - schedulerName: default-scheduler
@@ -26,11 +26,21 @@ from framework.interface.plugins import EnqueueExtensions, PermitPlugin
 from framework.interface.status import Code, Status
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.registry import Registry
+from playground.scheduling.label_selector_permit import (
+    DEFAULT_SELECTOR,
+    DEFAULT_TIMEOUT_SECONDS,
+    LABEL_SELECTOR_PERMIT,
+    LabelSelectorPermit,
+)
 
 WAIT_FOR_APPROVAL = "WaitForApproval"
 DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300
 PLUGIN_ARGS: dict[str, dict[str, Any]] = {
     WAIT_FOR_APPROVAL: {"timeoutSeconds": DEFAULT_APPROVAL_TIMEOUT_SECONDS},
+    LABEL_SELECTOR_PERMIT: {
+        "selector": DEFAULT_SELECTOR,
+        "timeoutSeconds": DEFAULT_TIMEOUT_SECONDS,
+    },
 }
 """The args of the playground's own plugins, with their defaults (the profile form shows them;
 kube-scheduler's defaulting only knows the in-tree plugins' args)."""
@@ -65,4 +75,5 @@ def playground_registry(features: FeatureGates = DEFAULT_FEATURE_GATES) -> Regis
     """The in-tree plugins, built for these feature gates, plus the playground's own."""
     registry = in_tree_registry(features)
     registry.register(WAIT_FOR_APPROVAL, WaitForApproval)
+    registry.register(LABEL_SELECTOR_PERMIT, LabelSelectorPermit)
     return registry

@@ -81,6 +81,7 @@ from playground.scheduling.attempts import AttemptRecorder
 from playground.scheduling.binding import BINDING_FINISHED, BindingRequest, status_from_json
 from playground.scheduling.informer import InformerCluster
 from playground.scheduling.live_trace import LiveTrace
+from playground.scheduling.permit_decisions import PermitDecisions
 from playground.scheduling.plugins import playground_registry
 from playground.scheduling.scheduler import (
     DiscardExecutor,
@@ -166,6 +167,8 @@ class SchedulerService:
         self.recorder = AttemptRecorder(workspace_id, background=background_writes)
         self.live = LiveTrace(workspace_id, self.clock)
         """Streams each extension point to the pages that watch (see ``_follow_watches``)."""
+        self.permit_decisions = PermitDecisions(self._waiting_pod)
+        """A person's Allow / Reject, each taken once (two browsers may click at once)."""
         self._watching = False
         self.executor = ServiceThreadExecutor()
         self.cycles = 0
@@ -578,26 +581,12 @@ class SchedulerService:
 
     def _allow(self, payload: dict[str, Any]) -> str:
         """Allows a waiting pod for one plugin (``plugin``) or for all its pending plugins."""
-        waiting = self._waiting_pod(payload["uid"])
-        if waiting is None:
-            return "no such pod waits at Permit"
-        pending = waiting.get_pending_plugins()
-        plugins = [payload["plugin"]] if payload.get("plugin") else pending
-        if not set(plugins) <= set(pending):
-            return f"the pod does not wait for {payload['plugin']}"
-        for plugin in plugins:
-            waiting.allow(plugin)
-        return f"allowed by {', '.join(plugins)}"
+        return self.permit_decisions.allow(payload["uid"], payload.get("plugin") or "")
 
     def _reject(self, payload: dict[str, Any]) -> str:
         """Rejects a waiting pod, in the name of one plugin (``plugin``) or its first pending."""
-        waiting = self._waiting_pod(payload["uid"])
-        if waiting is None:
-            return "no such pod waits at Permit"
-        plugin = payload.get("plugin") or next(iter(waiting.get_pending_plugins()), "")
-        message = payload.get("message") or "rejected in the permit console"
-        waiting.reject(plugin, message)
-        return f"rejected by {plugin}"
+        plugin, message = payload.get("plugin") or "", payload.get("message") or ""
+        return self.permit_decisions.reject(payload["uid"], plugin, message)
 
     def _waiting_pod(self, uid: str) -> Any:
         framework = next(iter(self.scheduler.profiles.values()))

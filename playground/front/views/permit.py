@@ -1,4 +1,9 @@
-"""The permit console: pods waiting at Permit, and a person's Approve / Reject."""
+"""The permit console: pods waiting at Permit, and a person's Approve / Reject.
+
+A decision is a SchedulerCommand; the page waits a moment for the service to execute it and
+shows its outcome, so of two people clicking at once one reads what was done and the other
+``already decided: …`` (the service takes each decision once: ``permit_decisions``).
+"""
 
 from __future__ import annotations
 
@@ -8,25 +13,29 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from playground.front.access import workspace_view
-from playground.front.commands import send_command
+from playground.front.commands import send_command, wait_for_outcome
 from playground.front.configuration import runs_plugin_at
 from playground.front.pages import render_page
 from playground.front.pod_groups import GroupView, groups_of, pod_group
 from playground.front.queue_board import Board, board_of
+from playground.scheduling.label_selector_permit import LABEL_SELECTOR_PERMIT
 from playground.scheduling.plugins import WAIT_FOR_APPROVAL
-from playground.workspaces.models import SchedulerCommand, Workspace
+from playground.workspaces.models import SchedulerCommand, SchedulingAttempt, Workspace
+
+OUTCOME_WAIT_SECONDS = 3.0
+"""How long a decision waits for the service's outcome before saying it was sent."""
+DECISIONS = [(k, k) for k in (SchedulerCommand.ALLOW, SchedulerCommand.REJECT)]
 
 
 class DecisionForm(forms.Form):
     """Allow or reject one waiting pod, for one pending plugin or (no plugin) for all."""
 
     uid = forms.CharField(max_length=64)
-    decision = forms.ChoiceField(
-        choices=[(k, k) for k in (SchedulerCommand.ALLOW, SchedulerCommand.REJECT)]
-    )
+    decision = forms.ChoiceField(choices=DECISIONS)
     plugin = forms.CharField(max_length=253, required=False)
     message = forms.CharField(max_length=1000, required=False)
 
@@ -38,6 +47,20 @@ class DecisionForm(forms.Form):
         if data["decision"] == SchedulerCommand.REJECT and data["message"]:
             payload["message"] = data["message"]
         return payload
+
+
+class AllShownForm(forms.Form):
+    """Allow or reject, for all their pending plugins, every pod the page showed (``uids``):
+    a pod that began to wait after the page was drawn is not decided unseen."""
+
+    decision = forms.ChoiceField(choices=DECISIONS)
+    uids = forms.CharField(max_length=64 * 1000)
+
+    def clean_uids(self) -> list[str]:
+        uids = [uid for uid in self.cleaned_data["uids"].split() if uid]
+        if not uids:
+            raise forms.ValidationError("no pod shown")
+        return list(dict.fromkeys(uids))
 
 
 @workspace_view
@@ -52,8 +75,46 @@ def decide(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     form = DecisionForm(request.POST)
     if not form.is_valid():
         return HttpResponse("Invalid decision.", status=400)
-    send_command(workspace, request.user, form.cleaned_data["decision"], form.payload())
-    note = f"{form.cleaned_data['decision'].capitalize()} sent to the scheduler."
+    kind = form.cleaned_data["decision"]
+    command = send_command(workspace, request.user, kind, form.payload())
+    note = _outcome_note(kind, [command])
+    return _after_decision(request, workspace, note)
+
+
+@require_POST
+@workspace_view
+def decide_all(request: HttpRequest, workspace: Workspace) -> HttpResponse:
+    form = AllShownForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse("Invalid decision: " + form.errors.as_text(), status=400)
+    kind = form.cleaned_data["decision"]
+    commands = [
+        send_command(workspace, request.user, kind, {"uid": uid})
+        for uid in form.cleaned_data["uids"]
+    ]
+    return _after_decision(request, workspace, _outcome_note(kind, commands))
+
+
+def _outcome_note(kind: str, commands: list[SchedulerCommand]) -> str:
+    """What the service did with each decision (``already decided: …`` when someone was
+    faster), or that it was sent when no running scheduler answered in time."""
+    outcomes = [wait_for_outcome(command, OUTCOME_WAIT_SECONDS) for command in commands]
+    if any(outcome is None for outcome in outcomes):
+        return f"{kind.capitalize()} sent to the scheduler."
+    return "; ".join(
+        f"{_pod_named(command)}: {outcome}"
+        for command, outcome in zip(commands, outcomes, strict=True)
+    )
+
+
+def _pod_named(command: SchedulerCommand) -> str:
+    """The pod a command decided, as "namespace/name" (its uid if never attempted)."""
+    uid = command.payload.get("uid", "")
+    attempts = SchedulingAttempt.objects.filter(workspace_id=command.workspace_id, pod_uid=uid)
+    return attempts.values_list("pod_key", flat=True).first() or uid
+
+
+def _after_decision(request: HttpRequest, workspace: Workspace, note: str) -> HttpResponse:
     if request.htmx:
         context = {**permit_context(workspace, board_of(workspace)), "note": note}
         return render_page(request, "front/permit.html", "front/permit_console.html", context)
@@ -62,23 +123,25 @@ def decide(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 
 
 def permit_context(workspace: Workspace, board: Board) -> dict[str, Any]:
-    """Waiting pods, each with its pending plugins and the seconds each one has left; with
-    none, whether the configuration makes pods wait for a person (the page says how to)."""
+    """Waiting pods, each with its pending plugins and the seconds each one has left (as of
+    now: the service published them a moment ago); with none, whether the configuration
+    makes pods wait for a person (the page says how to)."""
+    age = _age_seconds(board)
     waiting = [
-        {
-            **entry,
-            "plugins": [
-                (plugin, (entry.get("secondsLeft") or {}).get(plugin))
-                for plugin in entry.get("pendingPlugins", ())
-            ],
-        }
+        {**entry, "plugins": _pending_with_time_left(entry, age)}
         for entry in board.lists.get("waiting", [])
     ]
     context = {
         "workspace": workspace,
         "waiting": waiting,
+        "all_shown_buttons": [
+            (SchedulerCommand.ALLOW, "Approve all shown"),
+            (SchedulerCommand.REJECT, "Reject all shown"),
+        ],
+        "shown_uids": " ".join(entry.get("uid", "") for entry in waiting),
         "sections": by_pod_group(workspace, waiting, board),
         "approval": WAIT_FOR_APPROVAL,
+        "label_selector_permit": LABEL_SELECTOR_PERMIT,
     }
     if not waiting:
         configuration = workspace.current_configuration()
@@ -86,6 +149,23 @@ def permit_context(workspace: Workspace, board: Board) -> dict[str, Any]:
             configuration.text, "permit", WAIT_FOR_APPROVAL, configuration.feature_gates
         )
     return context
+
+
+def _pending_with_time_left(entry: dict[str, Any], age: float) -> list[tuple[str, float | None]]:
+    """(plugin, seconds left or None) for each plugin the pod still waits for: each plugin
+    has its own timeout, so each its own countdown."""
+    left = entry.get("secondsLeft") or {}
+    return [
+        (plugin, None if left.get(plugin) is None else round(max(0.0, left[plugin] - age), 1))
+        for plugin in entry.get("pendingPlugins", ())
+    ]
+
+
+def _age_seconds(board: Board) -> float:
+    """How long ago the service published the board (0 when unknown)."""
+    if board.updated is None:
+        return 0.0
+    return max(0.0, (timezone.now() - board.updated).total_seconds())
 
 
 def by_pod_group(

@@ -2,10 +2,12 @@
 
 import html
 import re
+from datetime import timedelta
 
 import pytest
 import yaml
 from django.test import Client
+from django.utils import timezone
 
 from playground.workspaces.models import SchedulerCommand, SchedulerConfiguration, SchedulerStatus
 from tests.playground.front.rows import pod, store
@@ -30,12 +32,36 @@ def status(workspace):
     )
 
 
-def test_the_console_lists_pending_plugins_with_their_time_left(logged_in, status):
+def seconds_left(content):
+    """plugin -> the seconds its countdown starts from."""
+    found = re.findall(
+        r'data-plugin="([^"]+)">\s*<span class="label">[^<]+</span>\s*'
+        r'<span class="muted countdown" data-seconds-left="([0-9.]+)"',
+        content,
+    )
+    return {plugin: float(seconds) for plugin, seconds in found}
+
+
+def test_the_console_lists_pending_plugins_each_with_its_own_countdown(logged_in, status):
+    SchedulerStatus.objects.filter(pk=status.pk).update(
+        updated=timezone.now() - timedelta(seconds=2)
+    )
     content = logged_in.get("/w/lab/permit/").content.decode()
     assert 'href="/w/lab/pods/uw/"' in content
-    assert '<span class="label">Gate</span>' in content and "12.5 s left" in content
-    assert '<span class="label">Quota</span>' in content and "3.0 s left" in content
-    assert content.count('name="decision" value="allow"') == 3
+    left = seconds_left(content)
+    assert list(left) == ["Gate", "Quota"]
+    # The service published 12.5 and 3.0 two seconds ago: each counts down from what is left.
+    assert 10.0 <= left["Gate"] <= 10.5 and 0.5 <= left["Quota"] <= 1.0
+    assert content.count('name="decision" value="allow"') == 4  # 2 plugins, the pod, all shown
+    assert 'src="/static/js/countdown.js"' in content
+
+
+def test_a_plugin_past_its_timeout_shows_no_negative_time(logged_in, status):
+    SchedulerStatus.objects.filter(pk=status.pk).update(
+        updated=timezone.now() - timedelta(seconds=5)
+    )
+    left = seconds_left(logged_in.get("/w/lab/permit/").content.decode())
+    assert left["Quota"] == 0.0 and 7.0 <= left["Gate"] <= 7.5
 
 
 @pytest.mark.parametrize(
@@ -105,7 +131,8 @@ def test_every_cell_of_the_console_stays_a_table_cell(logged_in, status):
     cells = re.findall(r"<td[^>]*>", content)
     assert len(cells) == 4
     assert [cell for cell in cells if "actions" in cell] == []
-    assert content.count('<div class="actions">') == 3  # two plugins, and all of them
+    assert content.count('<div class="actions"') == 3  # two plugins, and all of them
+    assert content.count('<div class="actions all-shown">') == 1  # outside the table
 
 
 # ----------------------------------------------------------------------------------------------

@@ -198,7 +198,8 @@ def test_a_plugin_is_offered_only_at_the_points_it_implements(logged_in, workspa
     assert "NodeName" not in offered(content, "score")  # a Filter plugin only
     assert "NodeName" in offered(content, "filter")
     assert not {"ImageLocality", "PrioritySort", "DefaultBinder"} & set(offered(content, "filter"))
-    assert offered(content, "permit") == ["GangScheduling", "WaitForApproval"]
+    permit = ["GangScheduling", "LabelSelectorPermit", "WaitForApproval"]
+    assert offered(content, "permit") == permit
     assert offered(content, "queueSort") == []  # PrioritySort, the only one, is enabled
     assert "every plugin that implements queueSort is enabled" in content
 
