@@ -24,7 +24,7 @@ from playground.front.pod_groups import GroupView, groups_of, pod_group
 from playground.front.queue_board import Board, board_of
 from playground.scheduling.label_selector_permit import LABEL_SELECTOR_PERMIT
 from playground.scheduling.plugins import WAIT_FOR_APPROVAL
-from playground.workspaces.models import SchedulerCommand, SchedulingAttempt, Workspace
+from playground.workspaces.models import SchedulerCommand, Workspace
 
 OUTCOME_WAIT_SECONDS = 3.0
 """How long a decision waits for the service's outcome before saying it was sent."""
@@ -57,10 +57,7 @@ class AllShownForm(forms.Form):
     uids = forms.CharField(max_length=64 * 1000)
 
     def clean_uids(self) -> list[str]:
-        uids = [uid for uid in self.cleaned_data["uids"].split() if uid]
-        if not uids:
-            raise forms.ValidationError("no pod shown")
-        return list(dict.fromkeys(uids))
+        return list(dict.fromkeys(self.cleaned_data["uids"].split()))
 
 
 @workspace_view
@@ -76,9 +73,9 @@ def decide(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     if not form.is_valid():
         return HttpResponse("Invalid decision.", status=400)
     kind = form.cleaned_data["decision"]
+    shown = _waiting_names(workspace)
     command = send_command(workspace, request.user, kind, form.payload())
-    note = _outcome_note(kind, [command])
-    return _after_decision(request, workspace, note)
+    return _after_decision(request, workspace, _outcome_note(kind, [command], shown))
 
 
 @require_POST
@@ -86,32 +83,33 @@ def decide(request: HttpRequest, workspace: Workspace) -> HttpResponse:
 def decide_all(request: HttpRequest, workspace: Workspace) -> HttpResponse:
     form = AllShownForm(request.POST)
     if not form.is_valid():
-        return HttpResponse("Invalid decision: " + form.errors.as_text(), status=400)
+        problems = "; ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items())
+        return HttpResponse(f"Invalid decision: {problems}", status=400)
     kind = form.cleaned_data["decision"]
+    shown = _waiting_names(workspace)
     commands = [
         send_command(workspace, request.user, kind, {"uid": uid})
         for uid in form.cleaned_data["uids"]
     ]
-    return _after_decision(request, workspace, _outcome_note(kind, commands))
+    return _after_decision(request, workspace, _outcome_note(kind, commands, shown))
 
 
-def _outcome_note(kind: str, commands: list[SchedulerCommand]) -> str:
+def _waiting_names(workspace: Workspace) -> dict[str, str]:
+    """uid -> "namespace/name" of the pods waiting as the page showed them."""
+    waiting = board_of(workspace).lists.get("waiting", [])
+    return {entry.get("uid", ""): entry.get("pod", "") for entry in waiting}
+
+
+def _outcome_note(kind: str, commands: list[SchedulerCommand], names: dict[str, str]) -> str:
     """What the service did with each decision (``already decided: …`` when someone was
     faster), or that it was sent when no running scheduler answered in time."""
     outcomes = [wait_for_outcome(command, OUTCOME_WAIT_SECONDS) for command in commands]
     if any(outcome is None for outcome in outcomes):
         return f"{kind.capitalize()} sent to the scheduler."
+    uids = [command.payload.get("uid", "") for command in commands]
     return "; ".join(
-        f"{_pod_named(command)}: {outcome}"
-        for command, outcome in zip(commands, outcomes, strict=True)
+        f"{names.get(uid) or uid}: {outcome}" for uid, outcome in zip(uids, outcomes, strict=True)
     )
-
-
-def _pod_named(command: SchedulerCommand) -> str:
-    """The pod a command decided, as "namespace/name" (its uid if never attempted)."""
-    uid = command.payload.get("uid", "")
-    attempts = SchedulingAttempt.objects.filter(workspace_id=command.workspace_id, pod_uid=uid)
-    return attempts.values_list("pod_key", flat=True).first() or uid
 
 
 def _after_decision(request: HttpRequest, workspace: Workspace, note: str) -> HttpResponse:

@@ -95,6 +95,51 @@ def test_htmx_gets_the_console_back_with_a_note(htmx, status):
     assert "Allow sent to the scheduler." in content
 
 
+def test_the_note_says_what_the_service_did(htmx, status, monkeypatch):
+    """With a scheduler answering, the page shows the command's outcome (here a loser's)."""
+    outcomes = {"allow": "already decided: rejected by Gate: no"}
+    monkeypatch.setattr(
+        "playground.front.views.permit.wait_for_outcome",
+        lambda command, seconds: outcomes[command.kind],
+    )
+    response = htmx.post("/w/lab/permit/decide/", {"uid": "uw", "decision": "allow"})
+    note = re.search(r'<p class="flash" role="status">(.*?)</p>', response.content.decode())[1]
+    assert html.unescape(note) == "default/w: already decided: rejected by Gate: no"
+
+
+SECOND = {"pod": "default/v", "uid": "uv", "node": "n1", "pendingPlugins": ["Gate"]}
+
+
+@pytest.mark.parametrize("decision", ["allow", "reject"])
+def test_all_shown_pods_are_decided_at_once(logged_in, user, status, woken, decision):
+    status.waiting_pods = [*WAITING, SECOND]
+    status.save()
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    assert 'name="uids" value="uw uv"' in content
+    assert "for every plugin of the 2 pods shown" in content
+
+    form = {"decision": decision, "uids": "uw uv"}
+    response = logged_in.post("/w/lab/permit/decide-all/", form)
+    assert response.status_code == 302
+    commands = SchedulerCommand.objects.order_by("id")
+    assert [(c.kind, c.payload, c.created_by) for c in commands] == [
+        (decision, {"uid": "uw"}, user),
+        (decision, {"uid": "uv"}, user),
+    ]
+    assert woken == [status.workspace, status.workspace]
+
+
+def test_all_shown_needs_pods(logged_in, status):
+    response = logged_in.post("/w/lab/permit/decide-all/", {"decision": "allow", "uids": " "})
+    assert response.status_code == 400
+    assert response.content.decode() == "Invalid decision: uids: This field is required."
+    assert not SchedulerCommand.objects.exists()
+
+
+def test_the_empty_console_has_no_all_shown_buttons(logged_in, workspace):
+    assert "Approve all shown" not in logged_in.get("/w/lab/permit/").content.decode()
+
+
 def test_a_malformed_decision_is_refused(logged_in, status):
     response = logged_in.post("/w/lab/permit/decide/", {"uid": "uw", "decision": "preempt"})
     assert response.status_code == 400
@@ -158,6 +203,12 @@ def test_the_empty_console_says_when_wait_for_approval_is_enabled_already(
     content = logged_in.get("/w/lab/permit/").content.decode()
     assert "<strong>WaitForApproval</strong> is enabled at permit" in content
     assert ENABLE_LINK not in content
+
+
+def test_the_empty_console_offers_the_label_selector_plugin_too(logged_in, workspace):
+    content = logged_in.get("/w/lab/permit/").content.decode()
+    assert 'href="/w/lab/profile/?enable=permit:LabelSelectorPermit"' in content
+    assert "each with its own countdown" in content
 
 
 def test_the_hint_goes_once_pods_wait(logged_in, status):
