@@ -103,7 +103,7 @@ def test_the_note_says_what_the_service_did(htmx, status, monkeypatch):
         lambda command, seconds: outcomes[command.kind],
     )
     response = htmx.post("/w/lab/permit/decide/", {"uid": "uw", "decision": "allow"})
-    note = re.search(r'<p class="flash" role="status">(.*?)</p>', response.content.decode())[1]
+    note = re.search(r'<p id="permit-note"[^>]*>(.*?)</p>', response.content.decode())[1]
     assert html.unescape(note) == "default/w: already decided: rejected by Gate: no"
 
 

@@ -76,7 +76,7 @@ def decide_at_once(user, decisions):
             content = client.post("/w/lab/permit/decide/", form).content.decode()
         finally:
             connection.close()
-        return html.unescape(re.search(r'<p class="flash"[^>]*>(.*?)</p>', content).group(1))
+        return html.unescape(re.search(r'<p id="permit-note"[^>]*>(.*?)</p>', content).group(1))
 
     with ThreadPoolExecutor(len(decisions)) as pool:
         return list(pool.map(post, decisions))
