@@ -7,6 +7,7 @@ shows its outcome, so of two people clicking at once one reads what was done and
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django import forms
@@ -102,8 +103,12 @@ def _waiting_names(workspace: Workspace) -> dict[str, str]:
 
 def _outcome_note(kind: str, commands: list[SchedulerCommand], names: dict[str, str]) -> str:
     """What the service did with each decision (``already decided: …`` when someone was
-    faster), or that it was sent when no running scheduler answered in time."""
-    outcomes = [wait_for_outcome(command, OUTCOME_WAIT_SECONDS) for command in commands]
+    faster), or that it was sent when no running scheduler answered in time. The commands
+    share one wait: the service executes them in the same tick."""
+    deadline = time.monotonic() + OUTCOME_WAIT_SECONDS
+    outcomes = [
+        wait_for_outcome(command, max(0.0, deadline - time.monotonic())) for command in commands
+    ]
     if any(outcome is None for outcome in outcomes):
         return f"{kind.capitalize()} sent to the scheduler."
     uids = [command.payload.get("uid", "") for command in commands]

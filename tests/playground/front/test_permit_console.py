@@ -211,6 +211,20 @@ def test_the_empty_console_offers_the_label_selector_plugin_too(logged_in, works
     assert "each with its own countdown" in content
 
 
+def test_the_label_selector_link_opens_the_form_with_its_args_ready(logged_in, workspace):
+    content = logged_in.get("/w/lab/profile/?enable=permit:LabelSelectorPermit").content.decode()
+    assert "LabelSelectorPermit is enabled at permit in this draft" in content
+    args = html.unescape(
+        re.search(
+            r'<textarea name="args:LabelSelectorPermit"[^>]*>(.*?)</textarea>', content, re.S
+        )[1]
+    )
+    assert yaml.safe_load(args) == {
+        "selector": {"matchLabels": {"permit": "hold"}},
+        "timeoutSeconds": 300,
+    }
+
+
 def test_the_hint_goes_once_pods_wait(logged_in, status):
     content = logged_in.get("/w/lab/permit/").content.decode()
     assert ENABLE_LINK not in content and "is enabled at permit" not in content

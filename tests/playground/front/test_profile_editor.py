@@ -262,3 +262,35 @@ def test_a_bad_timeout_is_refused_with_the_plugins_message(htmx, workspace):
     content = html.unescape(response.content.decode())
     assert "WaitForApproval args: timeoutSeconds: Invalid value: -1" in content
     assert "pluginConfig" not in draft(response.content.decode())["profiles"][0]
+
+
+LABEL_SELECTOR_PERMIT = WAIT_FOR_APPROVAL + "      - name: LabelSelectorPermit\n"
+
+
+def save_label_selector_args(client, args: str):
+    data = {"text": LABEL_SELECTOR_PERMIT, "op": "args:LabelSelectorPermit"}
+    return client.post("/w/lab/profile/edit/", {**data, "args:LabelSelectorPermit": args})
+
+
+def test_label_selector_permits_args_are_saved_beside_wait_for_approval(htmx, workspace):
+    args = "selector: {matchLabels: {team: payments}}\ntimeoutSeconds: 60\n"
+    config = draft(save_label_selector_args(htmx, args).content.decode())["profiles"][0]
+    assert config["pluginConfig"] == [
+        {
+            "name": "LabelSelectorPermit",
+            "args": {"selector": {"matchLabels": {"team": "payments"}}, "timeoutSeconds": 60},
+        }
+    ]
+    assert config["plugins"]["permit"]["enabled"] == [
+        {"name": "WaitForApproval"},
+        {"name": "LabelSelectorPermit"},
+    ]
+
+
+def test_label_selector_permits_bad_args_are_refused_naming_the_field(htmx, workspace):
+    args = "selector: {matchExpressions: [{key: team, operator: Near}]}\ntimeoutSeconds: 0\n"
+    content = html.unescape(save_label_selector_args(htmx, args).content.decode())
+    assert (
+        "LabelSelectorPermit args: args.selector.matchExpressions[0].operator: Invalid value: "
+        '"Near": not a valid selector operator; args.timeoutSeconds: Invalid value: 0: must be > 0'
+    ) in content
