@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     from framework import objects_command, simulate_command
     from framework.config import commands as config_cmds
     from framework.debugger import console
+    from framework.explain import command as explain_command
     from framework.runtime import expand
 
     config_cmds.register(config_commands)
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     objects_command.register(commands)
     simulate_command.register(commands)
     console.register(commands)
+    explain_command.register(commands)
     return parser
 
 

@@ -146,6 +146,9 @@ class Simulation:
         if invalid or refused:
             raise SimulationError("\n".join(str(e) for e in [*invalid, *refused]))
         self.features = features
+        self.configuration = cfg
+        """The defaulted configuration the scheduler runs (explanations re-run its plugins)."""
+        self.registry = registry
         objects = _nodes_first_as_listed(objects, list(first_nodes))
         self.pending = [o for o in objects if o.kind == "Pod" and not o.spec.node_name]
         self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)

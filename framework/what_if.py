@@ -143,33 +143,28 @@ def what_if(
             f'spec.nodeName: pod {pod.key} is already bound to node "{pod.spec.node_name}": '
             "a what-if schedules pending pods"
         )
-    # The ResourceClaim controller would give a new pod its claims from templates first.
-    pod, claims = claims_for_new_pod(pod.deep_copy(), objects)
-    pod.spec.scheduler_name = profile
-    cluster = DryRunCluster(
-        [*(o for o in objects if not (o.kind == "Pod" and o.key == pod.key)), *claims, pod]
-    )
     events = _Events(pod.key)
     attempts: list[SchedulingAttempt] = []
-    scheduler = WhatIfScheduler.from_configuration(
+    scheduler, pod, cluster = scheduler_over_snapshot(
         cfg,
-        cluster,
-        registry if registry is not None else in_tree_registry(features),
-        clock=clock or RealClock(),
+        objects,
+        pod,
+        profile,
+        registry=registry,
+        clock=clock,
         seed=seed,
         observer=events,
         on_attempt=attempts.append,
         features=features,
     )
     try:
-        scheduler.start()
         if scheduler.schedule_pod(pod, profile):
             attempt = attempts[-1]
         else:
             attempt = SchedulingAttempt(pod.key, pod.uid, profile, result=GATED)
             attempt.message = _gate_message(events.events)
     finally:
-        _close(scheduler)
+        close_scheduler(scheduler)
     plugins = scheduler.profiles[profile].list_plugins()
     return WhatIf(
         attempt=attempt,
@@ -180,7 +175,47 @@ def what_if(
     )
 
 
-def _close(scheduler: Scheduler) -> None:
+def scheduler_over_snapshot(
+    cfg: Any,
+    objects: list[Any],
+    pod: Pod,
+    profile: str,
+    *,
+    registry: Registry | None = None,
+    clock: Clock | None = None,
+    seed: int = 0,
+    observer: Any = None,
+    on_attempt: Any = None,
+    features: FeatureGates = DEFAULT_FEATURE_GATES,
+) -> tuple[WhatIfScheduler, Pod, DryRunCluster]:
+    """A started ``WhatIfScheduler`` over a dry-run copy of ``objects`` holding ``pod`` (given
+    its claims, as the ResourceClaim controller would, and sent to ``profile``); the pod as
+    the cluster holds it, and the cluster. Close it with ``close_scheduler``."""
+    # The ResourceClaim controller would give a new pod its claims from templates first.
+    pod, claims = claims_for_new_pod(pod.deep_copy(), objects)
+    pod.spec.scheduler_name = profile
+    cluster = DryRunCluster(
+        [*(o for o in objects if not (o.kind == "Pod" and o.key == pod.key)), *claims, pod]
+    )
+    scheduler = WhatIfScheduler.from_configuration(
+        cfg,
+        cluster,
+        registry if registry is not None else in_tree_registry(features),
+        clock=clock or RealClock(),
+        seed=seed,
+        observer=observer,
+        on_attempt=on_attempt,
+        features=features,
+    )
+    try:
+        scheduler.start()
+    except BaseException:
+        close_scheduler(scheduler)
+        raise
+    return scheduler, pod, cluster
+
+
+def close_scheduler(scheduler: Scheduler) -> None:
     """Closes the profiles' plugins; a plugin that fails to close does not hide the outcome."""
     for framework in scheduler.profiles.values():
         try:
