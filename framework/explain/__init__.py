@@ -14,6 +14,8 @@ from typing import Any
 _EXPORTS = {
     "Explanation": "framework.explain.explanation",
     "explain_pod": "framework.explain.explanation",
+    "PreemptionExplanation": "framework.explain.preemption_explainer",
+    "explain_preemption": "framework.explain.preemption_explainer",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -20,14 +20,14 @@ from framework.explain.missing_placement import (
 )
 from framework.explain.missing_resources import Shortfall, resource_shortfalls
 from framework.explain.missing_spread import inter_pod_affinity, topology_spread
-from framework.explain.missing_volumes import volume_conflicts
+from framework.explain.missing_volumes import volume_conflicts, volume_zone
 
 if TYPE_CHECKING:
     from framework.explain.filter_run import FilterRun
     from framework.interface.node_info import NodeInfo
     from framework.interface.status import Status
 
-Describe = Callable[["FilterRun", "NodeInfo"], str]
+Describe = Callable[["FilterRun", "NodeInfo", "Status"], str]
 
 DESCRIBERS: dict[str, Describe] = {
     "TaintToleration": untolerated_taints,
@@ -38,7 +38,7 @@ DESCRIBERS: dict[str, Describe] = {
     "PodTopologySpread": topology_spread,
     "InterPodAffinity": inter_pod_affinity,
     "VolumeBinding": volume_conflicts,
-    "VolumeZone": volume_conflicts,
+    "VolumeZone": volume_zone,
     "VolumeRestrictions": volume_conflicts,
     "NodeVolumeLimits": volume_conflicts,
 }
@@ -68,7 +68,7 @@ def closest_nodes(run: FilterRun) -> list[ClosestNode]:
         failures = run.failures.get(node.node_name, {})
         if len(failures) == 1:
             [(plugin, status)] = failures.items()
-            closest.append(describe_missing(run, node, plugin, status))
+            closest.append(describe_missing(run, run.view(node), plugin, status))
     return closest
 
 
@@ -80,5 +80,5 @@ def describe_missing(run: FilterRun, node: NodeInfo, plugin: str, status: Status
             text = "; ".join(s.describe() for s in shortfalls)
             return ClosestNode(node.node_name, plugin, text, shortfalls)
     describe = DESCRIBERS.get(plugin)
-    text = describe(run, node) if describe is not None else ""
+    text = describe(run, node, status) if describe is not None else ""
     return ClosestNode(node.node_name, plugin, text or status.message() or status.code.name)

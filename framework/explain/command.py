@@ -18,6 +18,7 @@ from framework.config.commands import add_feature_gates_argument, feature_gates_
 from framework.config.load import ConfigError
 from framework.explain.capture import AttemptObjects
 from framework.explain.explanation import Explanation, explain_pod
+from framework.explain.preemption_explainer import PreemptionExplanation, explain_preemption
 from framework.explain.queue_state import queue_state
 from framework.explain.render import render_explanation
 from framework.features import FeatureGateError
@@ -70,7 +71,8 @@ def explain_command(
     reports = [r for r in simulation.run() if r.attempt.pod == pod.key]
     current = simulation.cluster.get("Pod", name, namespace) or pod
     explanation = _explain(simulation, current, reports, capture)
-    return {**explanation.to_dict(), "preemption": None}
+    preemption = _explain_preemption(simulation, pod, reports, capture)
+    return {**explanation.to_dict(), "preemption": preemption.to_dict() if preemption else None}
 
 
 def _explain(
@@ -96,6 +98,30 @@ def _explain(
         now=now,
         features=simulation.features,
     )
+
+
+def _explain_preemption(
+    simulation: Simulation, pod: Any, reports: list[AttemptReport], capture: AttemptObjects
+) -> PreemptionExplanation | None:
+    """The pod's latest attempt that ran PostFilter, explained over the objects it saw."""
+    for index in range(len(reports) - 1, -1, -1):
+        report = reports[index]
+        if not any(e.point == "postFilter" for e in report.events):
+            continue
+        objects = capture.at(index)
+        if objects is None:
+            return None
+        seen = next((o for o in objects if o.kind == "Pod" and o.key == pod.key), pod)
+        return explain_preemption(
+            seen,
+            objects,
+            report.to_dict(),
+            profile=simulation.configuration,
+            registry=simulation.registry,
+            features=simulation.features,
+            clock=simulation.clock,
+        )
+    return None
 
 
 def _not_attempted(pod: Any, queue: dict[str, Any] | None) -> dict[str, Any]:

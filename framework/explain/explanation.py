@@ -101,7 +101,7 @@ def explain_pod(
         by_node = rejections(attempt, run)
         explanation.reasons = histogram(by_node)
         explanation.most_rejecting = most_rejecting(explanation.reasons)
-        explanation.closest = closest_nodes(run)
+        explanation.closest = _in_listed_order(closest_nodes(run), cluster_objects)
         rejecting = attempt.get("unschedulablePlugins") or [r.plugin for r in explanation.reasons]
         explanation.requeue_on = requeue_events(run.framework, _plugin_names(rejecting))
     return explanation
@@ -114,6 +114,12 @@ def next_try(queue: dict[str, Any] | None, now: float | None) -> NextTry | None:
     at = queue.get("nextTryAt")
     seconds = None if at is None or now is None else round(max(at - now, 0.0), 3)
     return NextTry(queue["state"], at, seconds)
+
+
+def _in_listed_order(closest: list[ClosestNode], objects: list[Any]) -> list[ClosestNode]:
+    """The nodes in the order the cluster lists them (the snapshot interleaves zones)."""
+    rank = {o.name: i for i, o in enumerate(o for o in objects if o.kind == "Node")}
+    return sorted(closest, key=lambda c: rank.get(c.node, len(rank)))
 
 
 def _plugin_names(plugins: list[str]) -> list[str]:

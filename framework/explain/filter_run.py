@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from framework.interface.node_info import NodeInfo
     from framework.runtime.framework import Framework
     from framework.runtime.registry import Registry
+    from framework.util.clock import Clock
     from framework.what_if import WhatIfScheduler
 
 
@@ -39,11 +40,23 @@ class FilterRun:
     nodes: list[NodeInfo]
     pre_filter_status: Status | None = None
     narrowed_by: set[str] = field(default_factory=set)
+    allowed: set[str] | None = None
+    """The nodes the PreFilter result leaves in (None: every node)."""
     failures: dict[str, dict[str, Status]] = field(default_factory=dict)
     """node -> plugin -> status, for every plugin that rejects the node (profile order)."""
 
-    def node(self, name: str) -> NodeInfo | None:
-        return next((n for n in self.nodes if n.node_name == name), None)
+    views: dict[str, NodeInfo] = field(default_factory=dict)
+    """node -> the node as Filter saw it, when pods nominated to it were added."""
+
+    states: dict[str, CycleState] = field(default_factory=dict)
+    """node -> the cycle state Filter saw there, when pods nominated to it were added."""
+
+    def state_for(self, node: NodeInfo) -> CycleState:
+        return self.states.get(node.node_name, self.state)
+
+    def view(self, node: NodeInfo) -> NodeInfo:
+        """The node as the Filter plugins judged it (nominated pods included)."""
+        return self.views.get(node.node_name, node)
 
     def failing_plugins(self, node: str) -> list[str]:
         return list(self.failures.get(node, {}))
@@ -58,13 +71,14 @@ def filter_run(
     *,
     registry: Registry | None = None,
     features: FeatureGates,
+    clock: Clock | None = None,
 ) -> Iterator[tuple[FilterRun, WhatIfScheduler]]:
     """Runs the pod's PreFilter and Filter plugins over ``objects`` (read, never changed);
     yields the run and its scheduler, closed on exit."""
     pending = pod.deep_copy()
     pending.spec.node_name = ""
     scheduler, pending, _ = scheduler_over_snapshot(
-        cfg, objects, pending, profile, registry=registry, features=features
+        cfg, objects, pending, profile, registry=registry, features=features, clock=clock
     )
     try:
         scheduler.cache.update_snapshot(scheduler.snapshot)
@@ -87,6 +101,7 @@ def _pre_filter(run: FilterRun) -> None:
     if status is not None and not status.is_success():
         return
     if result is not None and not result.all_nodes():
+        run.allowed = set(result.node_names)
         names = " ".join(sorted(narrowed_by))
         excluded = Status(
             Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{names}]"
@@ -98,13 +113,30 @@ def _pre_filter(run: FilterRun) -> None:
 
 
 def _filter_every_node(run: FilterRun) -> None:
-    """Each Filter plugin on each node, not stopping at the first failure."""
+    """Each Filter plugin on each node, not stopping at the first failure.
+
+    Pods nominated to a node with at least the pod's priority count there, as in the cycle's
+    first pass (``run_filter_plugins_with_nominated_pods``): the pass that rejects more.
+    """
     skip = run.state.skip_filter_plugins
-    for plugin in run.framework.filter_plugins:
-        if plugin.name in skip:
-            continue
-        for node in run.nodes:
-            status = plugin.filter(run.state, run.pod, node)
+    plugins = [p for p in run.framework.filter_plugins if p.name not in skip]
+    for node in run.nodes:
+        state, node_info = _with_nominated_pods(run, node)
+        for plugin in plugins:
+            status = plugin.filter(state, run.pod, node_info)
             if status is not None and status.code != Code.SUCCESS:
                 status.plugin = plugin.name
                 run.failures.setdefault(node.node_name, {})[plugin.name] = status
+
+
+def _with_nominated_pods(run: FilterRun, node: NodeInfo) -> tuple[CycleState, NodeInfo]:
+    nominated = run.framework.nominated_pods_for_node(node.node_name)
+    if not nominated:
+        return run.state, node
+    added = run.framework.add_nominated_pods(run.state, run.pod, node, nominated)
+    if isinstance(added, Status):
+        return run.state, node
+    _, state, node_info = added
+    run.views[node.node_name] = node_info
+    run.states[node.node_name] = state
+    return state, node_info

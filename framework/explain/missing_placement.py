@@ -17,11 +17,12 @@ if TYPE_CHECKING:
     from framework.api.node_affinity import NodeSelectorRequirement
     from framework.explain.filter_run import FilterRun
     from framework.interface.node_info import NodeInfo
+    from framework.interface.status import Status
 
 UNSCHEDULABLE_TAINT_KEY = "node.kubernetes.io/unschedulable"
 
 
-def untolerated_taints(run: FilterRun, node: NodeInfo) -> str:
+def untolerated_taints(run: FilterRun, node: NodeInfo, status: Status) -> str:
     """Every NoSchedule / NoExecute taint of the node no toleration of the pod tolerates."""
     plugin = run.framework.plugins_map.get("TaintToleration")
     comparisons = bool(getattr(plugin, "enable_comparison_operators", False))
@@ -41,7 +42,7 @@ def describe_taint(taint: Taint) -> str:
     return f"{taint.key}{value}:{taint.effect}"
 
 
-def node_affinity(run: FilterRun, node: NodeInfo) -> str:
+def node_affinity(run: FilterRun, node: NodeInfo, status: Status) -> str:
     """The nodeSelector labels the node lacks, or why each required affinity term fails."""
     labels = node.node.labels
     problems = [
@@ -88,18 +89,18 @@ def _has_label(labels: dict[str, str], key: str) -> str:
     return f"node has `{key}={labels[key]}`" if key in labels else f"node has no `{key}` label"
 
 
-def node_name(run: FilterRun, node: NodeInfo) -> str:
+def node_name(run: FilterRun, node: NodeInfo, status: Status) -> str:
     return f"the pod asks for node {run.pod.spec.node_name} (spec.nodeName)"
 
 
-def node_unschedulable(run: FilterRun, node: NodeInfo) -> str:
+def node_unschedulable(run: FilterRun, node: NodeInfo, status: Status) -> str:
     return (
         "the node is cordoned (spec.unschedulable) and the pod does not tolerate "
         f"`{UNSCHEDULABLE_TAINT_KEY}:NoSchedule`"
     )
 
 
-def host_ports(run: FilterRun, node: NodeInfo) -> str:
+def host_ports(run: FilterRun, node: NodeInfo, status: Status) -> str:
     """Which of the pod's host ports are taken on the node."""
     taken = [
         port

@@ -72,7 +72,7 @@ class Shortfall:
 def resource_shortfalls(run: FilterRun, node: NodeInfo) -> list[Shortfall]:
     """What the node lacks for the pod, as NodeResourcesFit's Filter judged it."""
     plugin = run.framework.plugins_map["NodeResourcesFit"]
-    state = run.state.read(PRE_FILTER_STATE_KEY)
+    state = run.state_for(node).read(PRE_FILTER_STATE_KEY)
     insufficient = fits_request(
         state.request,
         node,

@@ -140,7 +140,7 @@ class Evaluator:
             return None, Status.as_status(err)
         if not candidates:
             return _clear_nomination(), Status(
-                Code.UNSCHEDULABLE, str(_not_helpful(pod, len(all_nodes), node_to_status))
+                Code.UNSCHEDULABLE, str(not_helpful(pod, len(all_nodes), node_to_status))
             )
 
         candidates, status = self.call_extenders(pod, candidates)
@@ -326,6 +326,16 @@ def pdb_covers(pdb: PodDisruptionBudget, pod: Pod) -> bool:
     return pod.name not in pdb.disrupted_pods
 
 
+DEFAULT_CRITERIA = (
+    "fewest PDB violations",
+    "highest-priority victim lowest",
+    "smallest sum of priorities",
+    "fewest victims",
+    "latest start time of the highest-priority victims",
+)
+"""The names of the default criteria, in the order ``pick_one_node_for_preemption`` uses them."""
+
+
 def pick_one_node_for_preemption(
     nodes_to_victims: dict[str, Victims],
     score_funcs: list[ScoreFunc] | None,
@@ -337,12 +347,22 @@ def pick_one_node_for_preemption(
     violations, lowest highest-priority victim, smallest sum of priorities, fewest victims,
     latest start of the highest-priority victims, then the first node.
     """
+    return pick_with_deciding_criterion(nodes_to_victims, score_funcs, start_times)[0]
+
+
+def pick_with_deciding_criterion(
+    nodes_to_victims: dict[str, Victims],
+    score_funcs: list[ScoreFunc] | None,
+    start_times: StartTimes,
+) -> tuple[str, int | None]:
+    """``pick_one_node_for_preemption``'s node, and the index of the criterion that left it
+    alone (None when the nodes tied on every criterion and the first was taken)."""
     if not nodes_to_victims:
-        return ""
+        return "", None
     candidates = list(nodes_to_victims)
     if not score_funcs:
         score_funcs = _default_score_funcs(nodes_to_victims, start_times)
-    for score in score_funcs:
+    for index, score in enumerate(score_funcs):
         selected: list[str] = []
         max_score = MIN_INT64
         for node in candidates:
@@ -353,9 +373,9 @@ def pick_one_node_for_preemption(
             if node_score == max_score:
                 selected.append(node)
         if len(selected) == 1:
-            return selected[0]
+            return selected[0], index
         candidates = selected
-    return candidates[0]
+    return candidates[0], None
 
 
 def tied_nodes_for_preemption(
@@ -441,7 +461,7 @@ def _clear_nomination() -> PostFilterResult:
     return PostFilterResult(NominatingInfo("", NominatingMode.OVERRIDE))
 
 
-def _not_helpful(pod: Pod, num_all_nodes: int, node_to_status: NodeToStatus | None) -> FitError:
+def not_helpful(pod: Pod, num_all_nodes: int, node_to_status: NodeToStatus | None) -> FitError:
     """The FitError that says on which nodes (and why) preemption cannot help."""
     statuses = node_to_status if node_to_status is not None else NodeToStatus()
     statuses.absent_nodes_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL)

@@ -582,7 +582,7 @@ class Framework:
         for attempt in range(2):
             state_to_use, node_info_to_use = state, node_info
             if attempt == 0:
-                added = self._add_nominated_pods(state, pod, node_info, nominated)
+                added = self.add_nominated_pods(state, pod, node_info, nominated)
                 if isinstance(added, Status):
                     return added
                 pods_added, state_to_use, node_info_to_use = added
@@ -593,9 +593,11 @@ class Framework:
                 return status
         return status
 
-    def _add_nominated_pods(
+    def add_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: list[PodInfo]
     ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        """Copies of the state and node with the nominated pods that count for ``pod`` added
+        (equal or higher priority), whether any was, or the status of a failing extension."""
         node_info_out = node_info.clone()
         state_out = state.clone()
         added = False
