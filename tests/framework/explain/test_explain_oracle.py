@@ -95,7 +95,7 @@ def test_supplying_what_is_missing_makes_the_pod_fit_there(scenario):
 def test_supplying_the_missing_toleration_makes_the_pod_fit_there():
     """The scenarios have no node that only a taint keeps out: a built one has."""
     text = manifests.objects_text(
-        manifests.node("gpu-node", taints=[{"key": "gpu", "value": "true", "effect": "NoSchedule"}]),
+        manifests.node("gpu-node", taints=[{"key": "gpu", "value": "1", "effect": "NoSchedule"}]),
         manifests.node("dedicated", taints=[{"key": "team", "effect": "NoExecute"}]),
         manifests.pod("web", cpu="1"),
     )
