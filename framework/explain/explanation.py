@@ -103,7 +103,7 @@ def explain_pod(
         explanation.most_rejecting = most_rejecting(explanation.reasons)
         explanation.closest = _in_listed_order(closest_nodes(run), cluster_objects)
         rejecting = attempt.get("unschedulablePlugins") or [r.plugin for r in explanation.reasons]
-        explanation.requeue_on = requeue_events(run.framework, _plugin_names(rejecting))
+        explanation.requeue_on = requeue_events(run, _plugin_names(rejecting))
     return explanation
 
 

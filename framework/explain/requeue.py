@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from framework.explain.requeue_domains import DOMAIN_HINTS
 from framework.interface.events import ActionType, ClusterEvent, EventResource
 from framework.interface.plugins import EnqueueExtensions
 
 if TYPE_CHECKING:
-    from framework.runtime.framework import Framework
+    from framework.explain.filter_run import FilterRun
 
 NOUNS = {
     EventResource.POD: "a Pod",
@@ -74,16 +75,20 @@ class Requeue:
         return {"plugin": self.plugin, "events": list(self.events)}
 
 
-def requeue_events(framework: Framework, plugins: list[str]) -> list[Requeue]:
-    """For each rejecting plugin (in the given order), the events that may requeue the pod."""
+def requeue_events(run: FilterRun, plugins: list[str]) -> list[Requeue]:
+    """For each rejecting plugin (in the given order), the events that may requeue the pod;
+    for the topology plugins, the domains where a pod change would help come first."""
     out = []
     for name in plugins:
-        plugin = framework.plugins_map.get(name)
+        plugin = run.framework.plugins_map.get(name)
         if not isinstance(plugin, EnqueueExtensions):
             if plugin is not None:
                 out.append(Requeue(name, ["any change in the cluster"]))
             continue
         events = [describe_event(name, hinted.event) for hinted in plugin.events_to_register()]
+        domains = DOMAIN_HINTS.get(name)
+        if domains is not None:
+            events = domains(run) + events
         out.append(Requeue(name, events or ["nothing: only a change of the pod itself"]))
     return out
 

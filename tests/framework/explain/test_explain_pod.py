@@ -142,6 +142,24 @@ def test_it_says_which_domain_would_break_the_spread():
         "PodTopologySpread",
         "zone=zone-a would make the skew 3 > maxSkew 1 (2 matching pod(s) there)",
     )
+    spread = next(r for r in output["requeueOn"] if r["plugin"] == "PodTopologySpread")
+    assert spread["events"][0] == "a Pod matching `app=web` deleted on a node of zone=zone-a"
+
+
+def test_it_says_which_affinity_term_finds_no_pod_in_the_nodes_domain():
+    term = {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "zone"}
+    required = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    output = explain(
+        node("a1", labels={"zone": "zone-a"}),
+        node("b1", labels={"zone": "zone-b"}, taints=[{"key": "k", "effect": "NoSchedule"}]),
+        pod("cache", node_name="b1", labels={"app": "cache"}),
+        pod("web", affinity={"podAffinity": required}),
+        pod_name="web",
+    )
+    assert closest_of(output) == {
+        "a1": ("InterPodAffinity", "affinity: no pod matching `app=cache` runs in zone=zone-a"),
+        "b1": ("TaintToleration", "taint `k:NoSchedule` not tolerated"),
+    }
 
 
 def test_the_histogram_sums_to_the_node_count_and_names_the_most_rejecting_plugin():
