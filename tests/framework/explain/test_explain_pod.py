@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from framework.explain import explain_pod
 from framework.explain.command import ExplainError
-from tests.framework.explain.manifests import explain, node, pod
+from framework.simulator import Simulation
+from tests.framework.explain.manifests import CONFIG, explain, node, objects_text, pod
 
 
 def closest_of(output):
@@ -208,3 +210,21 @@ def test_a_scheduled_pod_has_nothing_to_explain():
 def test_an_unknown_pod_is_named():
     with pytest.raises(ExplainError, match="pod default/ghost is not in the objects"):
         explain(node("a"), pod_name="ghost")
+
+
+def test_the_queue_given_by_the_caller_gives_the_time_to_the_next_try():
+    simulation = Simulation(CONFIG, objects_text(node("a", cpu="1"), pod("big", cpu="2")))
+    [report] = simulation.run()
+    cluster = simulation.cluster
+    objects = [o for kind in cluster.kinds() for o in cluster.list(kind)]
+    big = cluster.get("Pod", "big", "default")
+    queue = {"state": "backoff", "nextTryAt": 1_767_225_610.0, "gates": []}
+    output = explain_pod(big, objects, report.to_dict(), queue=queue, now=1_767_225_606.8)
+    assert output.to_dict()["nextTry"] == {
+        "state": "backoff",
+        "at": 1_767_225_610.0,
+        "inSeconds": 3.2,
+    }
+    assert output.to_dict()["reasons"] == [
+        {"plugin": "NodeResourcesFit", "reason": "Insufficient cpu", "nodes": 1}
+    ]
