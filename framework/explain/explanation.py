@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from framework.api.pod import Pod
     from framework.runtime.registry import Registry
 
-SCHEDULED = "Scheduled"
+SCHEDULED, GATED = "Scheduled", "Gated"
+SCHEDULING_GATES = "SchedulingGates"
 
 
 @dataclass
@@ -98,6 +99,10 @@ def explain_pod(
     with filter_run(
         cfg, cluster_objects, pod, profile_name, registry=registry, features=features
     ) as (run, _):
+        if explanation.result == GATED:
+            # Never tried: nothing rejected it yet; only its gates' removal requeues it.
+            explanation.requeue_on = requeue_events(run, [SCHEDULING_GATES])
+            return explanation
         by_node = rejections(attempt, run)
         explanation.reasons = histogram(by_node)
         explanation.most_rejecting = most_rejecting(explanation.reasons)

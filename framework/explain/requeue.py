@@ -49,10 +49,14 @@ ACTIONS = (
     (ActionType.UPDATE_NODE_DECLARED_FEATURE, "its declared features changed"),
     (ActionType.UPDATE_POD_LABEL, "its labels changed"),
     (ActionType.UPDATE_POD_SCALE_DOWN, "its requests scaled down"),
-    (ActionType.UPDATE_POD_TOLERATION, "its tolerations changed"),
-    (ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED, "its scheduling gates removed"),
-    (ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM, "its generated ResourceClaim changed"),
 )
+
+OWN_UPDATES = (
+    (ActionType.UPDATE_POD_TOLERATION, "this pod's tolerations changed"),
+    (ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED, "this pod's scheduling gates removed"),
+    (ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM, "this pod's generated ResourceClaim changed"),
+)
+"""Pod updates kube-scheduler only reports for unscheduled pods: changes of the pod itself."""
 
 HINTED = {
     ("NodeResourcesFit", ActionType.UPDATE_NODE_ALLOCATABLE): "its allocatable grown",
@@ -99,17 +103,20 @@ def describe_event(plugin: str, event: ClusterEvent) -> str:
     if event.action_type == ActionType.ALL:
         return f"{noun} added, changed or deleted"
     flags = event.action_type
-    actions = [HINTED.get((plugin, flag), words) for flag, words in ACTIONS if flags & flag]
     if flags & ActionType.UPDATE == ActionType.UPDATE:
         # Every kind of update: one word, not the list of all of them.
         actions = [
             HINTED.get((plugin, flag), words)
             for flag, words in ACTIONS
             if flags & flag and not flag & ActionType.UPDATE
-        ] + ["changed"]
-    if not actions:
-        return f"{noun} changed"
-    first = actions[0]
-    if first.startswith("its "):
-        first = f"whose {first.removeprefix('its ')}"
-    return " or ".join([f"{noun} {first}", *actions[1:]])
+        ]
+        return f"{noun} {' or '.join([*actions, 'changed'])}"
+    actions = [HINTED.get((plugin, flag), words) for flag, words in ACTIONS if flags & flag]
+    own = [words for flag, words in OWN_UPDATES if flags & flag]
+    phrases = []
+    if actions:
+        first = actions[0]
+        if first.startswith("its "):
+            first = f"whose {first.removeprefix('its ')}"
+        phrases.append(" or ".join([f"{noun} {first}", *actions[1:]]))
+    return " or ".join(phrases + own) or f"{noun} changed"

@@ -199,6 +199,10 @@ def test_a_gated_pod_lists_its_gates():
     assert output["result"] == "Gated"
     assert output["gates"] == ["example.com/quota"]
     assert output["nextTry"]["state"] == "gated"
+    assert output["reasons"] == []
+    assert output["requeueOn"] == [
+        {"plugin": "SchedulingGates", "events": ["this pod's scheduling gates removed"]}
+    ]
 
 
 def test_a_scheduled_pod_has_nothing_to_explain():
