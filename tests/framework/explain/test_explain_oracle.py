@@ -112,8 +112,9 @@ def test_supplying_the_missing_toleration_makes_the_pod_fit_there():
 
 
 def fits_after_supplying(closest, pod, objects, simulation, supplied=True):
-    """Whether the pod passes every Filter on the closest node once what explain says is
-    missing is supplied (a what-if rerun), or None when that case is not automated.
+    """Whether the pod passes every Filter on the closest node (and so is schedulable) once
+    what explain says is missing is supplied (a what-if rerun), or None when that case is
+    not automated.
     ``supplied=False`` reruns without the change: the control."""
     fixed = supply(closest, pod, objects)
     if fixed is None:
@@ -129,7 +130,9 @@ def fits_after_supplying(closest, pod, objects, simulation, supplied=True):
     )
     verdicts = AttemptReport(result.attempt, result.events).filter_table()
     statuses = [v["code"] for v in verdicts.get(closest["node"], {}).values()]
-    return bool(statuses) and all(code == "Success" for code in statuses)
+    passes = bool(statuses) and all(code == "Success" for code in statuses)
+    assert not passes or result.attempt.result == "Scheduled"
+    return passes
 
 
 def supply(closest, pod, objects):
