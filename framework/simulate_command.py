@@ -20,6 +20,16 @@ from framework.pod_group_report import PodGroupReport
 from framework.runtime.framework import FrameworkError
 from framework.simulator import AttemptReport, Simulation, SimulationError
 
+INPUT_ERRORS = (
+    OSError,
+    ConfigError,
+    ObjectError,
+    FrameworkError,
+    SimulationError,
+    FeatureGateError,
+)
+"""What a simulation of bad input raises: the commands print it and exit 1."""
+
 
 def run(args: argparse.Namespace) -> int:
     stops: list[Stop] = []
@@ -34,15 +44,7 @@ def run(args: argparse.Namespace) -> int:
             features=feature_gates_argument(args),
         )
         reports = simulation.run_one_at_a_time() if args.one_at_a_time else simulation.run()
-    except (
-        OSError,
-        ConfigError,
-        ObjectError,
-        FrameworkError,
-        SimulationError,
-        BreakpointError,
-        FeatureGateError,
-    ) as err:
+    except (*INPUT_ERRORS, BreakpointError) as err:
         print(f"simulate: {err}", file=sys.stderr)
         return 1
     # Pod groups exist only with GenericWorkload: without it the key is left out, as before.

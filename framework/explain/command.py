@@ -13,18 +13,14 @@ import json
 import sys
 from typing import Any
 
-from framework.api.errors import ObjectError
 from framework.config.commands import add_feature_gates_argument, feature_gates_argument
-from framework.config.load import ConfigError
 from framework.explain.capture import AttemptObjects
 from framework.explain.explanation import Explanation, explain_pod
 from framework.explain.preemption_explainer import PreemptionExplanation, explain_preemption
 from framework.explain.queue_state import queue_state
 from framework.explain.render import render_explanation
-from framework.features import FeatureGateError
-from framework.runtime.framework import FrameworkError
-from framework.simulate_command import read_objects
-from framework.simulator import AttemptReport, Simulation, SimulationError
+from framework.simulate_command import INPUT_ERRORS, read_objects
+from framework.simulator import AttemptReport, Simulation
 
 
 class ExplainError(ValueError):
@@ -40,15 +36,7 @@ def run(args: argparse.Namespace) -> int:
             args.seed,
             feature_gates_argument(args),
         )
-    except (
-        OSError,
-        ConfigError,
-        ObjectError,
-        FrameworkError,
-        SimulationError,
-        FeatureGateError,
-        ExplainError,
-    ) as err:
+    except (*INPUT_ERRORS, ExplainError) as err:
         print(f"explain: {err}", file=sys.stderr)
         return 1
     if args.output == "json":
