@@ -108,6 +108,7 @@ def _explain_preemption(
             registry=simulation.registry,
             features=simulation.features,
             clock=simulation.clock,
+            search=capture.searches.get(index),
         )
     return None
 

@@ -7,9 +7,10 @@ included), the plugin's eligibility check, its dry run of evictions on copies of
 criteria in their order (``pick_with_deciding_criterion``). Nothing is evicted or nominated.
 
 Two knowing differences from the real run, both about *which* nodes are looked at, never how:
-every potential node is dry-run (the real one stops after ``minCandidateNodesAbsolute`` /
+unless the caller gives the real dry run's start (``search``; the command records it), every
+potential node is dry-run (the real one stops after ``minCandidateNodesAbsolute`` /
 ``minCandidateNodesPercentage`` candidates from a random offset, which only matters beyond 100
-nodes), and extenders are not asked. Among candidates tied on every criterion the real run
+nodes); and extenders are not asked. Among candidates tied on every criterion the real run
 takes the first in its random search order; the explainer reports the node the attempt
 nominated when it is among them.
 """
@@ -47,6 +48,10 @@ NOMINATED, NOT_HELPFUL, NOT_NEEDED = "nominated", "not helpful", "not needed"
 ONLY_CANDIDATE = "only candidate"
 FIRST_CANDIDATE = "first candidate in the search order"
 DEFAULT_PREEMPTION = "DefaultPreemption"
+NOT_SEARCHED = (
+    "not searched: the dry run stopped once it had {wanted} candidates "
+    "(minCandidateNodesPercentage / minCandidateNodesAbsolute)"
+)
 
 
 @dataclass
@@ -120,10 +125,14 @@ def explain_preemption(
     registry: Registry | None = None,
     features: FeatureGates = DEFAULT_FEATURE_GATES,
     clock: Clock | None = None,
+    search: tuple[int, int] | None = None,
 ) -> PreemptionExplanation | None:
     """Explains the preemption of the pod's ``attempt`` over ``cluster_objects``, the cluster
     as the attempt saw it (victims not yet evicted); None when the pod was scheduled or its
-    profile has no DefaultPreemption. ``clock`` is "now" for pods without a start time."""
+    profile has no DefaultPreemption. ``clock`` is "now" for pods without a start time.
+
+    ``search`` is the real dry run's ``(offset, candidates wanted)`` when known (the command
+    records it): the same nodes are then searched; without it every potential node is."""
     if attempt.get("result") == "Scheduled":
         return None
     cfg, profile_name = resolve_configuration(profile, pod, features)
@@ -133,10 +142,12 @@ def explain_preemption(
         plugin = run.framework.plugins_map.get(DEFAULT_PREEMPTION)
         if plugin is None:
             return None
-        return _explain(run, plugin, attempt.get("nominatedNode"))
+        return _explain(run, plugin, attempt.get("nominatedNode"), search)
 
 
-def _explain(run: FilterRun, plugin: Any, attempted: str | None) -> PreemptionExplanation:
+def _explain(
+    run: FilterRun, plugin: Any, attempted: str | None, search: tuple[int, int] | None
+) -> PreemptionExplanation:
     pod = run.pod
     statuses, feasible = _cycle_statuses(run)
     out = PreemptionExplanation(pod.key, NOT_HELPFUL)
@@ -153,12 +164,19 @@ def _explain(run: FilterRun, plugin: Any, attempted: str | None) -> PreemptionEx
     potential = statuses.nodes_for_status_code(run.nodes, Code.UNSCHEDULABLE)
     out.not_candidates = _unresolvable(run, statuses, {n.node_name for n in potential})
     pdbs = get_pod_disruption_budgets(run.framework)
+    offset, wanted = search if search is not None else (0, len(potential))
     candidates, dry_statuses, _ = plugin.evaluator.dry_run_preemption(
-        run.state, pod, potential, pdbs, 0, len(potential)
+        run.state, pod, potential, pdbs, offset, wanted
     )
     out.not_candidates += [
         {"node": name, "why": _not_a_candidate(pod, status)}
         for name, status in dry_statuses.items()
+    ]
+    searched = {c.name for c in candidates} | {name for name, _ in dry_statuses.items()}
+    out.not_candidates += [
+        {"node": n.node_name, "why": NOT_SEARCHED.format(wanted=wanted)}
+        for n in potential
+        if n.node_name not in searched
     ]
     if not candidates:
         out.message = "preemption: " + str(not_helpful(pod, len(run.nodes), dry_statuses))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from framework.explain.command import explain_command
 from framework.simulator import Simulation
 from tests.framework.explain.manifests import CONFIG, explain, node, objects_text, pod
 
@@ -149,3 +150,19 @@ def test_a_pod_that_may_not_preempt_says_so():
     ]
     preemption = explain(*manifests, pod_name="polite")["preemption"]
     assert preemption["message"] == "preemption: not eligible due to preemptionPolicy=Never."
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_beyond_a_hundred_nodes_it_searches_the_nodes_the_engine_searched(seed):
+    """The real dry run stops after 100 candidates from a random offset; the command records
+    where it started, so the explainer picks among the same candidates."""
+    manifests = [node(f"n{i}") for i in range(200)]
+    manifests += [victim(f"r{i}", f"n{i}", cpu="3", priority=(i * 7919) % 1000) for i in range(200)]
+    manifests.append(pod("big", cpu="2", priority=5000))
+    text = objects_text(*manifests)
+    preemption = explain_command(CONFIG, text, "default/big", seed=seed)["preemption"]
+    reports = Simulation(CONFIG, text, seed=seed).run()
+    assert len(preemption["candidates"]) == 100
+    searched = [n for n in preemption["notCandidates"] if n["why"].startswith("not searched")]
+    assert len(searched) == 100
+    assert preemption["nominatedNode"] == reports[0].attempt.nominated_node
