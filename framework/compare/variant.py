@@ -15,21 +15,17 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
-from framework.api.errors import ObjectError
 from framework.compare.errors import Cancelled, CompareError
 from framework.compare.inputs import CompareInputs
 from framework.compare.outcomes import placements, pod_counts
 from framework.compare.replay import replay
 from framework.compare.skew import skew
 from framework.compare.utilization import utilization
-from framework.config.load import ConfigError
-from framework.features import FeatureGateError
 from framework.plugins.registry import in_tree_registry
-from framework.runtime.framework import FrameworkError
+from framework.simulate_command import INPUT_ERRORS
 from framework.simulator import (
     AttemptReport,
     Simulation,
-    SimulationError,
     check_simulated_gates,
     checked_configuration,
 )
@@ -39,14 +35,6 @@ Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 CHECK_EVERY_SECONDS = 0.5
 """How often (wall clock) a run reports progress and asks whether to stop."""
-_INPUT_ERRORS = (
-    OSError,
-    ConfigError,
-    ObjectError,
-    FrameworkError,
-    SimulationError,
-    FeatureGateError,
-)
 
 
 @dataclass(frozen=True)
@@ -118,11 +106,11 @@ def _simulation(
     try:
         check_simulated_gates(inputs.features)
         registry = in_tree_registry(inputs.features)
-    except _INPUT_ERRORS as err:
+    except INPUT_ERRORS as err:
         raise CompareError(str(err), part="features", variant=spec.name) from None
     try:
         checked_configuration(spec.config_text, registry, inputs.features)
-    except _INPUT_ERRORS as err:
+    except INPUT_ERRORS as err:
         raise CompareError(str(err), part="config", variant=spec.name) from None
     try:
         return Simulation(
@@ -134,7 +122,7 @@ def _simulation(
             trace_pods=trace_pods,
             on_cycle=meter.on_cycle,
         )
-    except _INPUT_ERRORS as err:
+    except INPUT_ERRORS as err:
         raise CompareError(str(err), part="objects", variant=spec.name) from None
 
 
