@@ -89,7 +89,9 @@ class ComparisonVariant(models.Model):
     result = JSONField(null=True, blank=True)
     attempts = JSONField(null=True, blank=True, help_text='"ns/name" -> its attempts, traced')
     error = models.TextField(blank=True)
-    worker = models.CharField(max_length=200, blank=True, help_text="Who ran phase 1.")
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="Who ran phase 1: host:pid:thread."
+    )
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 

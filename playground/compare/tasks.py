@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
+import threading
 
 from celery import shared_task
 from django.db import close_old_connections
@@ -15,10 +15,10 @@ from playground.compare import runs
 from playground.compare.models import Comparison, ComparisonVariant
 
 
-@shared_task(bind=True, ignore_result=True)
-def run_comparison_variant(self: Any, phase: int, variant_id: int) -> str:
+@shared_task(ignore_result=True)
+def run_comparison_variant(phase: int, variant_id: int) -> str:
     """Runs phase 1 (the variant untraced) or 2 (the differing pods traced) of a variant."""
-    worker = self.request.hostname or f"{socket.gethostname()}:{os.getpid()}"
+    worker = f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"
     try:
         return runs.run_phase(phase, variant_id, dispatch, worker=worker)
     finally:

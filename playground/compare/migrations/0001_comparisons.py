@@ -154,7 +154,9 @@ class Migration(migrations.Migration):
                 ("error", models.TextField(blank=True)),
                 (
                     "worker",
-                    models.CharField(blank=True, help_text="Who ran phase 1.", max_length=200),
+                    models.CharField(
+                        blank=True, help_text="Who ran phase 1: host:pid:thread.", max_length=200
+                    ),
                 ),
                 ("started", models.DateTimeField(blank=True, null=True)),
                 ("finished", models.DateTimeField(blank=True, null=True)),
