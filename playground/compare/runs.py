@@ -51,6 +51,9 @@ PROGRESS_SECONDS = 0.5
 """At most one progress write per variant in this time."""
 STOP_POLL_SECONDS = 0.25
 """At most one read of the variant's row per cancel check in this time."""
+MAX_TRACED_PODS = 100
+"""Differing pods whose attempts phase 2 keeps (the first in the report's order): a trace
+holds every node's verdicts and scores, and thousands of them would make a huge row."""
 
 
 def start(comparison: Comparison, dispatch: Dispatch) -> None:
@@ -83,7 +86,7 @@ def run_phase(phase: int, variant_id: int, dispatch: Dispatch, worker: str = "")
 def _run(phase: int, comparison: Comparison, variant: ComparisonVariant, field: str) -> str:
     running = ComparisonVariant.objects.filter(pk=variant.pk, **{field: RUNNING})
     spec = VariantSpec(variant.name, variant.config_text)
-    traced = frozenset(differing_pods(comparison.report)) if phase == TRACE else frozenset()
+    traced = frozenset(traced_pods(comparison.report)) if phase == TRACE else frozenset()
     try:
         result = run_variant(
             spec,
@@ -143,6 +146,11 @@ def _stop_check(variant_id: int, field: str) -> Callable[[], bool]:
 def differing_pods(report: dict[str, Any] | None) -> list[str]:
     """The pods placed differently from the first variant, as the report lists them."""
     return [entry["pod"] for entry in ((report or {}).get("differences") or {}).get("pods", [])]
+
+
+def traced_pods(report: dict[str, Any] | None) -> list[str]:
+    """The differing pods phase 2 traces: the first MAX_TRACED_PODS."""
+    return differing_pods(report)[:MAX_TRACED_PODS]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ from playground.workspaces.models import Workspace
 
 RECENT = 20
 """Comparisons listed on the Compare page."""
+MAX_DIFFERENCES = 200
+"""Differing pods listed on the result page (the exports list them all)."""
 
 
 @workspace_view
@@ -86,6 +88,9 @@ def result_context(comparison: Comparison) -> dict[str, Any]:
             ],
             heatmap=compare_charts.heatmap(report.get("variants", [])),
             skew_rows=comparison_report.skew_rows(report),
+            differences_left_out=max(
+                0, len(comparison_report.differences(report)) - MAX_DIFFERENCES
+            ),
             differences=difference_rows(
                 comparison, report, [by_name.get(v.get("name")) for v in report.get("variants", [])]
             ),
@@ -99,7 +104,7 @@ def difference_rows(
     """Each differing pod with its node in every variant and, where the variant kept its
     attempts (phase 2), a link to the first of them."""
     rows = []
-    for entry in comparison_report.differences(report):
+    for entry in comparison_report.differences(report)[:MAX_DIFFERENCES]:
         namespace, _, name = entry["pod"].partition("/")
         cells = []
         for variant, node in zip(reported, entry["nodes"], strict=False):
@@ -223,6 +228,7 @@ def comparison_attempt(request: HttpRequest, workspace: Workspace, **place: Any)
         "comparison": found,
         "compared": attempt,
         "attempts": range(1, len(attempts) + 1),
+        "elsewhere": same_pod_elsewhere(found, attempt),
         "attempt": {
             "nominated_node": report.get("nominatedNode") or "",
             "victims": report.get("victims") or [],
@@ -236,6 +242,19 @@ def comparison_attempt(request: HttpRequest, workspace: Workspace, **place: Any)
     return render_page(
         request, "front/comparison_attempt.html", "front/comparison_attempt.html", context
     )
+
+
+def same_pod_elsewhere(comparison: Comparison, attempt: ComparedAttempt) -> list[dict[str, str]]:
+    """The pod's first kept attempt in each other variant: where it landed there, and a link."""
+    others = []
+    for variant in comparison.variants.exclude(pk=attempt.variant.pk):
+        kept = variant.pod_attempts(attempt.pod_key)
+        if kept:
+            args = [comparison.workspace.slug, comparison.pk, variant.index]
+            url = reverse("comparison-attempt", args=[*args, attempt.namespace, attempt.name, 1])
+            node = kept[-1].get("node") or "not scheduled"
+            others.append({"variant": variant.name, "node": node, "url": url})
+    return others
 
 
 @workspace_view

@@ -199,3 +199,16 @@ def test_a_variant_claimed_twice_runs_once(comparison, tasks, django_capture_on_
 
 def test_every_variant_starts_queued(comparison):
     assert set(comparison.variants.values_list("state", flat=True)) == {QUEUED}
+
+
+def test_only_the_first_differing_pods_are_traced(
+    comparison, tasks, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(runs, "MAX_TRACED_PODS", 2)
+    start(comparison, tasks, django_capture_on_commit_callbacks)
+    tasks.run_all(django_capture_on_commit_callbacks)
+    comparison.refresh_from_db()
+    first_two = runs.differing_pods(comparison.report)[:2]
+    assert comparison.report["differences"]["count"] == PENDING
+    for variant in comparison.variants.all():
+        assert sorted(variant.attempts) == sorted(first_two)

@@ -168,6 +168,9 @@ def test_a_differing_pod_links_to_its_attempt_in_each_variant_and_its_replay(
     node = comparison.variants.get(index=1).result["placements"]["default/web-0"]
     assert f"on <strong>{node}</strong>" in spreading and node != "node-1"
     assert "NodeResourcesFit" in spreading  # the score table, from the kept events
+    assert (
+        f'under <a href="{base}/0/pods/default/web-0/attempts/1/">packing</a>: node-1' in spreading
+    )
     replay = logged_in.get(f"{base}/1/pods/default/web-0/attempts/1/replay/?at=3")
     assert replay.status_code == 200
     assert "<strong>3</strong> of" in replay.content.decode()
