@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from playground.clusters.models import ClusterConnection, Recording
 from playground.compare import tasks as compare_tasks
 from playground.compare.models import CANCELLED, DONE, QUEUED, Comparison
 from playground.workspaces.cluster import DatabaseCluster
@@ -19,6 +20,7 @@ from playground.workspaces.models import Workspace
 from playground.workspaces.services import add_configuration_revision
 from tests.playground.compare.scenario import BIN_PACKING, SPREADING, Tasks, packing_cluster
 from tests.playground.front.problems import error_items
+from tests.playground.front.rows import node, pod
 
 URL = "/w/lab/compare/"
 
@@ -246,3 +248,50 @@ def test_the_comparison_is_the_workspace_s_like_its_other_pages(
     assert client.get(f"/w/lab/compare/{comparison.pk}/").status_code == 404
     assert client.get(URL).status_code == 404
     assert client.post(f"/w/lab/compare/{comparison.pk}/cancel/").status_code == 404
+
+
+@pytest.fixture
+def recording(revisions, user, settings, tmp_path):
+    """A stopped recording: two nodes at the start, then a pod created at 5 s and another at
+    8 s."""
+    settings.VAR_DIR = tmp_path
+    connection = ClusterConnection.objects.create(name="prod", owner=user)
+    recorded = Recording.objects.create(connection=connection, file="recordings/1.jsonl")
+    recorded.stopped_at = recorded.started_at
+    recorded.save()
+    lines = [
+        {"recording": 1, "connection": "prod", "kinds": ["Node", "Pod"]},
+        {"t": 0, "type": "ADDED", "object": node("node-a")},
+        {"t": 0, "type": "ADDED", "object": node("node-b")},
+        {"t": 5, "type": "ADDED", "object": pod("first", cpu="1")},
+        {"t": 8, "type": "ADDED", "object": pod("second", cpu="1")},
+    ]
+    recorded.path.parent.mkdir(parents=True)
+    recorded.path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return recorded
+
+
+def test_a_recording_is_replayed_under_each_variant(
+    logged_in, recording, sent, django_capture_on_commit_callbacks
+):
+    page = logged_in.get(URL).content.decode()
+    assert f'<option value="{recording.pk}">{recording} (0 changes)</option>' in page
+    data = two_revisions(source="recording", recording=str(recording.pk))
+    run(logged_in, sent, data, django_capture_on_commit_callbacks)
+    comparison = Comparison.objects.get()
+    assert comparison.source_label == str(recording)
+    for variant in comparison.variants.all():
+        assert set(variant.result["placements"]) == {"default/first", "default/second"}
+    packing, spreading = (v.result["placements"] for v in comparison.variants.all())
+    assert packing["default/first"] == packing["default/second"]  # packed on one node
+    assert spreading["default/first"] != spreading["default/second"]
+
+
+def test_a_recording_of_someone_else_s_connection_is_refused(logged_in, recording, stranger):
+    recording.connection.owner = stranger
+    recording.connection.save()
+    response = logged_in.post(URL, two_revisions(source="recording", recording=str(recording.pk)))
+    assert response.status_code == 422
+    assert "<code>recording</code>: pick one of the stopped recordings listed" in error_items(
+        response.content.decode()
+    )
