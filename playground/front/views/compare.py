@@ -19,12 +19,13 @@ from django.views.decorators.http import require_POST
 from framework.trace import TraceEvent
 from playground.compare import runs, tasks
 from playground.compare.inputs import recordings_of
-from playground.compare.models import Comparison, ComparisonVariant
+from playground.compare.models import DONE, Comparison, ComparisonVariant
 from playground.front import compare_charts, comparison_report, trace_tables
 from playground.front.access import workspace_view
 from playground.front.compare_form import MAX_VARIANTS, PASTED, REVISION, CompareForm
 from playground.front.pages import redirect_page, render_page
 from playground.front.views.replay import BadPosition, position, replay_context
+from playground.front.views.workspaces import accessible_workspaces
 from playground.workspaces.models import Workspace
 
 RECENT = 20
@@ -49,9 +50,7 @@ def compare(request: HttpRequest, workspace: Workspace) -> HttpResponse:
         "form": form,
         "revisions": workspace.configurations.order_by("-revision"),
         "recordings": recordings_of(request.user),
-        "workspaces": [
-            w for w in Workspace.objects.exclude(pk=workspace.pk) if w.can_access(request.user)
-        ],
+        "workspaces": [w for w in accessible_workspaces(request) if w.pk != workspace.pk],
         "comparisons": workspace.comparisons.prefetch_related("variants")[:RECENT],
         "kinds": {"revision": REVISION, "pasted": PASTED},
         "max_variants": MAX_VARIANTS,
@@ -72,8 +71,10 @@ def comparison(request: HttpRequest, workspace: Workspace, pk: int) -> HttpRespo
 
 
 def result_context(comparison: Comparison) -> dict[str, Any]:
-    """The variants' progress and, once phase 1 has ended, the report drawn."""
-    variants = list(comparison.variants.all())
+    """The variants' progress and, once phase 1 has ended, the report drawn. The variants'
+    results and kept attempts stay in the database: the page reloads every second while they
+    run, and the report says all it shows."""
+    variants = list(comparison.variants.defer("result", "attempts"))
     context: dict[str, Any] = {"comparison": comparison, "variants": variants}
     report = comparison.report
     if report:
@@ -102,14 +103,15 @@ def difference_rows(
     comparison: Comparison, report: dict[str, Any], reported: list[ComparisonVariant | None]
 ) -> list[dict[str, Any]]:
     """Each differing pod with its node in every variant and, where the variant kept its
-    attempts (phase 2), a link to the first of them."""
+    attempts (phase 2 done, the pod among those traced), a link to the first of them."""
+    traced = set(runs.traced_pods(report))
     rows = []
     for entry in comparison_report.differences(report)[:MAX_DIFFERENCES]:
         namespace, _, name = entry["pod"].partition("/")
         cells = []
         for variant, node in zip(reported, entry["nodes"], strict=False):
             url = ""
-            if variant is not None and variant.pod_attempts(entry["pod"]):
+            if variant is not None and variant.trace_state == DONE and entry["pod"] in traced:
                 args = [comparison.workspace.slug, comparison.pk, variant.index, namespace, name, 1]
                 url = reverse("comparison-attempt", args=args)
             cells.append({"node": node, "url": url, "variant": variant.name if variant else ""})

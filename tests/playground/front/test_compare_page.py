@@ -295,3 +295,11 @@ def test_a_recording_of_someone_else_s_connection_is_refused(logged_in, recordin
     assert "<code>recording</code>: pick one of the stopped recordings listed" in error_items(
         response.content.decode()
     )
+
+
+def test_only_the_traced_pods_link_to_their_attempts(
+    logged_in, revisions, sent, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr("playground.compare.runs.MAX_TRACED_PODS", 2)
+    text = run(logged_in, sent, two_revisions(), django_capture_on_commit_callbacks)
+    assert text.content.decode().count('class="attempt-link"') == 4
