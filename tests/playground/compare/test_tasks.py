@@ -77,9 +77,9 @@ def test_the_embedded_worker_runs_both_phases(embedded, workspace):
     tasks.start_comparison(comparison)  # no transaction open: sent at once
     ended = wait_until_ended(comparison)
     assert ended.state == DONE, ended.error
-    assert ended.report["differences"]["count"] > 0
+    assert ended.report["differences"]["count"] > 0, ended.report
     for variant in ended.variants.all():
-        assert variant.state == variant.trace_state == DONE
+        assert variant.state == variant.trace_state == DONE, (variant.name, variant.error)
         assert variant.worker.split(":")[1] == str(os.getpid())  # a thread of this process
         assert set(variant.attempts) == {d["pod"] for d in ended.report["differences"]["pods"]}
 
