@@ -76,7 +76,7 @@ class ComparisonVariant(models.Model):
 
     comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="variants")
     index = models.PositiveSmallIntegerField()
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=200)
     config_text = models.TextField(help_text="KubeSchedulerConfiguration (v1)")
     feature_gates = models.TextField(blank=True)
     revision = models.PositiveIntegerField(

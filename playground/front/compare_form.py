@@ -30,7 +30,7 @@ from playground.workspaces.services import configuration_problems, default_confi
 
 MIN_VARIANTS, MAX_VARIANTS = 2, 4
 REVISION, PASTED, UNUSED = "revision", "yaml", ""
-NAME_LENGTH = 100
+NAME_LENGTH = 200
 
 
 @dataclass

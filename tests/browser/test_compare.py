@@ -77,7 +77,7 @@ def fill_the_form(page: Page) -> None:
     for index, (name, text) in enumerate((("packing", BIN_PACKING), ("spreading", SPREADING))):
         slot = page.locator(f"#variant-{index + 1}")
         slot.get_by_label("Use").select_option("yaml")
-        slot.get_by_label("Name").fill(name)
+        slot.get_by_label("Name", exact=True).fill(name)
         slot.get_by_label("KubeSchedulerConfiguration").fill(text)
 
 

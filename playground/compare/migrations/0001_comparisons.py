@@ -103,7 +103,7 @@ class Migration(migrations.Migration):
                     ),
                 ),
                 ("index", models.PositiveSmallIntegerField()),
-                ("name", models.CharField(max_length=100)),
+                ("name", models.CharField(max_length=200)),
                 ("config_text", models.TextField(help_text="KubeSchedulerConfiguration (v1)")),
                 ("feature_gates", models.TextField(blank=True)),
                 (
