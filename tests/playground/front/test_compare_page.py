@@ -14,6 +14,7 @@ import pytest
 
 from playground.clusters.models import ClusterConnection, Recording
 from playground.compare import tasks as compare_tasks
+from playground.compare.inputs import variant_inputs
 from playground.compare.models import CANCELLED, DONE, QUEUED, Comparison
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import Workspace
@@ -306,3 +307,19 @@ def test_only_the_traced_pods_link_to_their_attempts(
     monkeypatch.setattr("playground.compare.runs.MAX_TRACED_PODS", 2)
     text = run(logged_in, sent, two_revisions(), django_capture_on_commit_callbacks)
     assert text.content.decode().count('class="attempt-link"') == 4
+
+
+def test_each_variant_runs_with_its_revision_s_gates_and_pasted_yaml_with_the_current_ones(
+    logged_in, revisions, user, sent, django_capture_on_commit_callbacks
+):
+    gates = "GangScheduling=true,GenericWorkload=true"
+    add_configuration_revision(revisions, BIN_PACKING, user, feature_gates=gates)
+    data = two_revisions(
+        **{"variant-0-revision": "3", "variant-1-kind": "yaml", "variant-1-yaml": SPREADING}
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in.post(URL, data)
+    comparison = Comparison.objects.get()
+    for variant in comparison.variants.all():
+        assert variant.feature_gates == gates
+        assert variant_inputs(comparison, variant).features.enabled("GangScheduling")
