@@ -160,38 +160,40 @@ def traced_pods(report: dict[str, Any] | None) -> list[str]:
 def advance(comparison_id: int, dispatch: Dispatch) -> None:
     """Ends phase 1 once every variant has ended (report, then traces or the end), and phase 2
     once every trace has."""
-    variants = list(ComparisonVariant.objects.filter(comparison_id=comparison_id))
-    if all(variant.state in ENDED for variant in variants):
-        _end_phase_one(comparison_id, variants, dispatch)
-    if not any(variant.state not in ENDED or variant.tracing for variant in _fresh(variants)):
+    if all(state in ENDED for state, _ in _states(comparison_id)):
+        _end_phase_one(comparison_id, dispatch)
+    running = (QUEUED, RUNNING)
+    if not any(state in running or trace in running for state, trace in _states(comparison_id)):
         _end(comparison_id, from_phase=TRACE)
 
 
-def _fresh(variants: list[ComparisonVariant]) -> list[ComparisonVariant]:
-    return list(ComparisonVariant.objects.filter(pk__in=[variant.pk for variant in variants]))
+def _states(comparison_id: int) -> list[tuple[str, str]]:
+    """(state, trace_state) of every variant, read now (not their results: they can be large)."""
+    rows = ComparisonVariant.objects.filter(comparison_id=comparison_id)
+    return list(rows.values_list("state", "trace_state"))
 
 
 @transaction.atomic
-def _end_phase_one(
-    comparison_id: int, variants: list[ComparisonVariant], dispatch: Dispatch
-) -> None:
+def _end_phase_one(comparison_id: int, dispatch: Dispatch) -> None:
     """The report of the variants that finished; their traces if pods landed differently.
 
     One transaction: a task ending at the same time waits for it on the comparison's row, then
     finds phase 1 ended and the traces queued (not a comparison with nothing left to run)."""
-    done = [variant for variant in variants if variant.state == DONE]
     if not Comparison.objects.filter(pk=comparison_id, phase=1).update(phase=TRACE):
         return  # another task ended it
-    if not done:
-        failed = any(variant.state == FAILED for variant in variants)
-        problem = "no variant finished: " + ("one failed" if failed else "all were cancelled")
+    variants = ComparisonVariant.objects.filter(comparison_id=comparison_id)
+    done = variants.filter(state=DONE).order_by("index")
+    if not done.exists():
+        failed = variants.filter(state=FAILED).count()
+        problem = f"no variant finished: {failed} failed, {variants.count() - failed} cancelled"
         _end(comparison_id, TRACE, FAILED if failed else CANCELLED, problem)
         return
-    report = compare_results([VariantResult.from_dict(variant.result) for variant in done])
+    results = [VariantResult.from_dict(result) for result in done.values_list("result", flat=True)]
+    report = compare_results(results)
     Comparison.objects.filter(pk=comparison_id).update(report=report)
-    if len(done) < 2 or not differing_pods(report):
+    if len(results) < 2 or not differing_pods(report):
         return  # advance() ends it: nothing to trace
-    ids = [variant.pk for variant in done]
+    ids = list(done.values_list("pk", flat=True))
     ComparisonVariant.objects.filter(pk__in=ids).update(trace_state=QUEUED, settled=0, total=0)
     transaction.on_commit(lambda: [dispatch(TRACE, pk) for pk in ids])
 

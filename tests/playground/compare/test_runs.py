@@ -212,3 +212,17 @@ def test_only_the_first_differing_pods_are_traced(
     assert comparison.report["differences"]["count"] == PENDING
     for variant in comparison.variants.all():
         assert sorted(variant.attempts) == sorted(first_two)
+
+
+def test_with_no_variant_finished_the_comparison_fails_and_says_why(
+    cluster, workspace, tasks, django_capture_on_commit_callbacks
+):
+    packing_cluster(cluster)
+    broken = BIN_PACKING.replace("MostAllocated", "Sideways")
+    comparison = make_comparison(workspace, ("broken", broken), ("stopped", SPREADING))
+    start(comparison, tasks, django_capture_on_commit_callbacks)
+    runs.cancel_variant(comparison.variants.get(index=1), tasks)
+    tasks.run_all(django_capture_on_commit_callbacks)
+    comparison.refresh_from_db()
+    assert (comparison.state, comparison.phase, comparison.report) == (FAILED, 3, None)
+    assert comparison.error == "no variant finished: 1 failed, 1 cancelled"
