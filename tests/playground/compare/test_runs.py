@@ -26,6 +26,9 @@ from tests.playground.compare.scenario import (
     packing_cluster,
 )
 
+BROKEN = BIN_PACKING.replace("MostAllocated", "Sideways")
+"""A scoring strategy NodeResourcesFit does not know."""
+
 
 @pytest.fixture
 def tasks():
@@ -165,8 +168,7 @@ def test_a_bad_configuration_fails_its_variant_with_the_engine_s_words(
     cluster, workspace, tasks, django_capture_on_commit_callbacks
 ):
     packing_cluster(cluster)
-    broken = BIN_PACKING.replace("MostAllocated", "Sideways")
-    comparison = make_comparison(workspace, ("packing", BIN_PACKING), ("broken", broken))
+    comparison = make_comparison(workspace, ("packing", BIN_PACKING), ("broken", BROKEN))
     start(comparison, tasks, django_capture_on_commit_callbacks)
     tasks.run_all(django_capture_on_commit_callbacks)
     comparison.refresh_from_db()
@@ -218,8 +220,7 @@ def test_with_no_variant_finished_the_comparison_fails_and_says_why(
     cluster, workspace, tasks, django_capture_on_commit_callbacks
 ):
     packing_cluster(cluster)
-    broken = BIN_PACKING.replace("MostAllocated", "Sideways")
-    comparison = make_comparison(workspace, ("broken", broken), ("stopped", SPREADING))
+    comparison = make_comparison(workspace, ("broken", BROKEN), ("stopped", SPREADING))
     start(comparison, tasks, django_capture_on_commit_callbacks)
     runs.cancel_variant(comparison.variants.get(index=1), tasks)
     tasks.run_all(django_capture_on_commit_callbacks)
