@@ -39,6 +39,7 @@ from framework.scheduler.scheduler import Scheduler
 from framework.simulator import Simulation, SimulationError
 from framework.trace import TraceEvent
 from framework.util.clock import FakeClock
+from framework.util.percentile import percentile
 
 EPOCH = 1_767_225_600.0
 """2026-01-01T00:00:00Z, as the simulator starts."""
@@ -264,15 +265,6 @@ def throughput(scheduled_at: list[float], start: float) -> float:
         return count / elapsed if elapsed > 0 else 0.0
     elapsed = scheduled_at[high] - scheduled_at[low]
     return (high - low) / elapsed if elapsed > 0 else 0.0
-
-
-def percentile(values: list[float], pct: float) -> float:
-    """The nearest-rank percentile (0.0 for no values)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * pct // 100))
-    return ordered[int(rank) - 1]
 
 
 def peak_rss_mib() -> float:

@@ -1,5 +1,5 @@
 """The command line: ``config defaults | validate FILE | expand FILE``, ``objects validate
-FILE``, ``simulate`` and ``debug``.
+FILE``, ``simulate``, ``compare`` and ``debug``.
 
 Each command is a function returning the process exit status; argparse only dispatches.
 """
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     config = commands.add_parser("config", help="KubeSchedulerConfiguration tools")
     config_commands = config.add_subparsers(dest="config_command", required=True)
     from framework import objects_command, simulate_command
+    from framework.compare import command as compare_command
     from framework.config import commands as config_cmds
     from framework.debugger import console
     from framework.runtime import expand
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     expand.register(config_commands)
     objects_command.register(commands)
     simulate_command.register(commands)
+    compare_command.register(commands)
     console.register(commands)
     return parser
 

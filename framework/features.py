@@ -127,6 +127,11 @@ class FeatureGates:
     def as_dict(self) -> dict[str, bool]:
         return dict(self._enabled)
 
+    def __reduce__(self) -> tuple[type[FeatureGates], tuple[dict[str, bool]]]:
+        # Pickled as its overrides (a comparison sends its inputs to worker processes); the
+        # read-only mapping it keeps cannot be pickled.
+        return (type(self), (self.overrides(),))
+
     @classmethod
     def from_string(cls, text: str) -> FeatureGates:
         """Parses the ``--feature-gates`` flag syntax: ``A=true,B=false``."""

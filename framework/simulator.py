@@ -9,8 +9,9 @@ recorded). Every attempt is reported with its filter verdicts and score table.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Any
 
 from framework.admission.admit import create_objects
@@ -91,13 +92,16 @@ class AttemptReport:
 
 
 class _EventsByPod:
-    """An observer that keeps each pod's events until its attempt is reported."""
+    """An observer that keeps each pod's events until its attempt is reported (only the
+    events of ``only`` pods, when given: the others are dropped as they come)."""
 
-    def __init__(self) -> None:
+    def __init__(self, only: Collection[str] | None = None) -> None:
         self.pending: dict[str, list[TraceEvent]] = defaultdict(list)
+        self.only = only
 
     def on_event(self, event: TraceEvent) -> None:
-        self.pending[event.pod].append(event)
+        if self.only is None or event.pod in self.only:
+            self.pending[event.pod].append(event)
 
     def take(self, pod: str) -> list[TraceEvent]:
         return self.pending.pop(pod, [])
@@ -120,23 +124,25 @@ class Simulation:
         first_nodes: list[str] = (),
         debugger: Debugger | None = None,
         features: FeatureGates = DEFAULT_FEATURE_GATES,
+        trace_pods: Collection[str] | None = None,
+        on_cycle: Callable[[float], None] | None = None,
     ) -> None:
         """``first_nodes`` are added to the cluster before the other nodes (cache order);
         ``debugger`` observes the scheduler from the start (see ``framework.debugger``);
         ``features`` are the feature gates (the in-tree registry's too, unless one is given).
+        ``trace_pods`` ("ns/name") limits the traced pods: the reports of the others carry no
+        events, and with none at all tracing is off (it costs nothing then); None traces
+        every pod. ``on_cycle`` is called after each scheduling cycle with its wall-clock
+        seconds (latency, progress; an exception it raises ends the run).
         The scheduler counts its metrics into ``self.metrics``."""
         unsimulated = [name for name in NOT_SIMULATED_GATES if features.enabled(name)]
         if unsimulated:
             raise SimulationError(
                 f"feature gates not simulated yet (docs/workloads.md): {', '.join(unsimulated)}"
             )
-        cfg = load_config(config_source)
-        set_defaults(cfg, features)  # the default plugins and args depend on the gates
         if registry is None:
             registry = in_tree_registry(features)
-        errors = startup_errors(cfg, registry, features)
-        if errors:
-            raise SimulationError("\n".join(str(e) for e in errors))
+        cfg = checked_configuration(config_source, registry, features)
         decoded, invalid = decode_objects(objects_text)
         objects, refused = create_objects(decoded)
         if not features.enabled("GenericWorkload"):
@@ -151,7 +157,8 @@ class Simulation:
         self.cluster = InMemoryCluster(o for o in objects if o not in self.pending)
         self.clock = FakeClock(SIMULATION_EPOCH)
         self.reports: list[AttemptReport] = []
-        self._events = _EventsByPod()
+        self._events = _EventsByPod(trace_pods)
+        self._on_cycle = on_cycle
         self._deleted: list[str] = []
         self._pods_deleted = 0
         self.metrics = Metrics()
@@ -161,7 +168,7 @@ class Simulation:
             registry,
             clock=self.clock,
             seed=seed,
-            observer=self._events,
+            observer=None if trace_pods is not None and not trace_pods else self._events,
             on_attempt=self._on_attempt,
             features=features,
             metrics=self.metrics,
@@ -176,13 +183,14 @@ class Simulation:
         """Creates every pending pod (file order) and schedules until the queue is idle."""
         return self.create(self.pending)
 
-    def create(self, objects: Iterable[Any]) -> list[AttemptReport]:
-        """Creates these (admitted) objects in order, a millisecond apart, then schedules
-        until the queue is idle: one step of a scenario recorded step by step."""
+    def create(self, objects: Iterable[Any], settle: bool = True) -> list[AttemptReport]:
+        """Creates these (admitted) objects in order, a millisecond apart, then (``settle``)
+        schedules until the queue is idle: one step of a scenario recorded step by step."""
         for obj in objects:
             self.clock.step(CREATION_SPACING)
             self.cluster.add(obj)
-        self._schedule_until_settled()
+        if settle:
+            self._schedule_until_settled()
         return self.reports
 
     def run_one_at_a_time(self, delete_unschedulable: bool = True) -> list[AttemptReport]:
@@ -226,8 +234,52 @@ class Simulation:
                 if retried_groups_at == progress:
                     return
                 retried_groups_at = progress
-            if not self.scheduler.run_until_idle(max_cycles=1):
+            if not self._run_one_cycle():
                 return
+
+    def schedule_until(self, deadline: float) -> None:
+        """Schedules what is due until the fake clock reaches ``deadline`` (seconds on
+        ``self.clock``), then sets the clock there: pods whose backoff ends later wait, as
+        they would while nothing else happens. A recording's changes are applied this way,
+        each at its time (``framework.compare.replay``)."""
+        queue = self.scheduler.queue
+        for _ in range(MAX_CYCLES):
+            queue.run_periodic()
+            if self._timed(self.scheduler.schedule_one):
+                continue
+            due = queue.next_periodic_deadline()
+            if due is None or due > deadline:
+                break
+            self.clock.set_time(max(due, self.clock.now()))
+        if deadline > self.clock.now():
+            self.clock.set_time(deadline)
+        queue.run_periodic()
+
+    def settle(self) -> list[AttemptReport]:
+        """Schedules until the queue is idle (after changes applied from outside)."""
+        self._schedule_until_settled()
+        return self.reports
+
+    def change_from_outside(self, change: Callable[[InMemoryCluster], Any]) -> None:
+        """Applies ``change`` to the cluster as a client would (a recording's update or
+        delete): a pod it deletes is no preemption victim of the next attempt."""
+        change(self.cluster)
+        self._deleted = []
+
+    def _run_one_cycle(self) -> bool:
+        """One scheduling cycle (with a fake clock, time skips to the next backoff first if no
+        pod is ready)."""
+        return self._timed(lambda: bool(self.scheduler.run_until_idle(max_cycles=1)))
+
+    def _timed(self, cycle: Callable[[], bool]) -> bool:
+        """Runs ``cycle``; when it ran one, ``on_cycle`` hears how long it took."""
+        if self._on_cycle is None:
+            return cycle()
+        start = perf_counter()
+        ran = cycle()
+        if ran:
+            self._on_cycle(perf_counter() - start)
+        return ran
 
     def pod_group_reports(self) -> list[PodGroupReport]:
         """Every PodGroup as the run left it, its members with their outcomes (the pods of the
@@ -254,6 +306,20 @@ class Simulation:
         if event_type == "DELETED" and old.kind == "Pod":
             self._deleted.append(old.key)
             self._pods_deleted += 1
+
+
+def checked_configuration(
+    config_source: str, registry: Registry, features: FeatureGates = DEFAULT_FEATURE_GATES
+) -> Any:
+    """The configuration loaded and defaulted; ConfigError if it cannot be read, and
+    SimulationError with what kube-scheduler refuses at start (the CLI and a comparison tell
+    a bad configuration from bad objects by checking it first)."""
+    cfg = load_config(config_source)
+    set_defaults(cfg, features)  # the default plugins and args depend on the gates
+    errors = startup_errors(cfg, registry, features)
+    if errors:
+        raise SimulationError("\n".join(str(e) for e in errors))
+    return cfg
 
 
 def _nodes_first_as_listed(objects: list[Any], first: list[str]) -> list[Any]:

@@ -19,11 +19,9 @@ type is an error naming the line, and the workspace is left as it was.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +30,12 @@ from django.utils import timezone
 from framework.api.errors import ObjectError
 from framework.api.loader import parse_object
 from framework.cluster.interface import NotFoundError
+from framework.compare import recording
+from framework.compare.errors import RecordingError
+from framework.compare.recording import CHANGE_TYPES, Change
 from framework.util.clock import Clock, RealClock
 from playground.clusters.models import ClusterConnection, Recording, Replay
-from playground.workspaces.cluster import ADDED, DELETED, MODIFIED, DatabaseCluster
+from playground.workspaces.cluster import DELETED, MODIFIED, DatabaseCluster
 from playground.workspaces.models import Workspace
 from playground.workspaces.services import create_workspace, workspace_name_problem
 
@@ -42,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 SPEEDS: dict[str, float | None] = {"1": 1.0, "2": 2.0, "10": 10.0, "100": 100.0, "fastest": None}
 """The speeds offered: a factor on the recorded pace, or None for no waiting at all."""
-TYPES = (ADDED, MODIFIED, DELETED)
+TYPES = CHANGE_TYPES
 PROGRESS_EVERY = 50
 """Lines applied between two progress updates of the Replay row (and before every wait)."""
 
@@ -53,52 +54,17 @@ class ReplayError(Exception):
     """Why a replay cannot start or went wrong, in words for the page and the command."""
 
 
-@dataclass(frozen=True)
-class Change:
-    """One line of a recording after the header."""
-
-    line: int
-    t: float
-    type: str
-    object: dict[str, Any]
-
-
 def read_recording(path: Path) -> tuple[dict[str, Any], list[Change]]:
     """The header and every change of a recording file; ReplayError naming the line of the
-    first problem."""
+    first problem (the engine's reader, which ``python -m framework compare`` uses too)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ReplayError(f"cannot read the recording: {err.strerror or err}") from None
-    if not lines:
-        raise ReplayError("line 1: the recording is empty (no header)")
-    header = _json(lines[0], 1)
-    if not isinstance(header, dict) or header.get("recording") != 1:
-        raise ReplayError('line 1: not a recording header (expected {"recording": 1, ...})')
-    return header, [_change(text, number) for number, text in enumerate(lines[1:], start=2)]
-
-
-def _json(text: str, number: int) -> Any:
     try:
-        return json.loads(text)
-    except ValueError as err:
-        raise ReplayError(f"line {number}: not a whole JSON line (truncated?): {err}") from None
-
-
-def _change(text: str, number: int) -> Change:
-    line = _json(text, number)
-    if not isinstance(line, dict):
-        raise ReplayError(f"line {number}: expected an object with t, type and object")
-    kind = line.get("type")
-    if kind not in TYPES:
-        raise ReplayError(f"line {number}: unknown type {kind!r} (ADDED, MODIFIED or DELETED)")
-    t = line.get("t")
-    if isinstance(t, bool) or not isinstance(t, int | float) or t < 0:
-        raise ReplayError(f"line {number}: t must be a number of seconds, not {t!r}")
-    obj = line.get("object")
-    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
-        raise ReplayError(f"line {number}: object must be a manifest with metadata")
-    return Change(number, float(t), kind, obj)
+        return recording.read_recording(text)
+    except RecordingError as err:
+        raise ReplayError(str(err)) from None
 
 
 def is_mirrored(workspace: Workspace) -> bool:

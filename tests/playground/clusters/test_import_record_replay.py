@@ -308,9 +308,9 @@ def test_replay_refuses_a_mirrored_workspace(recorded, workspace):
 
 def paced_changes() -> list[Change]:
     return [
-        Change(2, 0.0, "ADDED", node("n1")),
-        Change(3, 10.0, "ADDED", node("n2")),
-        Change(4, 20.0, "DELETED", node("n1")),
+        Change(0.0, "ADDED", node("n1"), line=2),
+        Change(10.0, "ADDED", node("n2"), line=3),
+        Change(20.0, "DELETED", node("n1"), line=4),
     ]
 
 
