@@ -27,8 +27,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from benchmarks import live, playground_e2e
+from benchmarks import compare, live, playground_e2e
 from benchmarks.control_plane import ControlPlaneError
 from benchmarks.harness import NotSimulated, Result, not_simulated, run_workload
 from benchmarks.processes import machine_usage, stolen_usage
@@ -44,6 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _playground(args)
     if args.command == "live":
         return _live(args)
+    if args.command == "compare":
+        compare.run(args.nodes, args.bound, args.pending, say=lambda line: print(line, flush=True))
+        return 0
+    if args.command == "compare-one":
+        print(compare.figures_json(compare.run_one(args.variant, Path(args.objects))))
+        return 0
     if args.command == "one":
         try:
             result = run_workload(
@@ -102,6 +109,15 @@ def _parser() -> argparse.ArgumentParser:
         help="who watches the live trace: nobody, a pod's page (one of the pods created in the"
         " middle of the run), or the debugger page (every pod)",
     )
+    compare_parser = commands.add_parser(
+        "compare", help="issue 25's scale: comparison variants alone and two at once"
+    )
+    compare_parser.add_argument("--nodes", type=int, default=compare.DEFAULT_NODES)
+    compare_parser.add_argument("--bound", type=int, default=compare.DEFAULT_BOUND)
+    compare_parser.add_argument("--pending", type=int, default=compare.DEFAULT_PENDING)
+    compare_one = commands.add_parser("compare-one", help="run one comparison variant, print JSON")
+    compare_one.add_argument("--variant", required=True, choices=sorted(compare.VARIANTS))
+    compare_one.add_argument("objects", help="the cluster's JSON file")
     on_cluster = commands.add_parser(
         "live",
         help="the mirror and the second scheduler beside the real kube-scheduler, on a real"

