@@ -30,6 +30,7 @@ _TYPES = {
     "array": list,
     "string": str,
     "integer": int,
+    "number": (int, float),
     "boolean": bool,
     "null": type(None),
 }
