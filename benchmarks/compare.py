@@ -126,10 +126,9 @@ def run(nodes: int, bound: int, pending: int, say: Any = print) -> str:
             f"  {'p50 ms':>7}  {'p99 ms':>7}",
         ]
         say(lines[0])
-        alone = {}
+        say(lines[1])
         for variant in VARIANTS:
             figures, _ = _children([variant], path)
-            alone[variant] = figures[0]
             lines.append(_row(figures[0]))
             say(lines[-1])
         _one, one_seconds = _children(["spreading"], path)

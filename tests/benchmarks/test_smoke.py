@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from benchmarks import compare
 from benchmarks.__main__ import main
 from benchmarks.harness import NotSimulated, not_simulated, percentile, run_workload, throughput
 from benchmarks.workloads import WORKLOADS
@@ -127,3 +128,22 @@ def test_the_command_prints_one_row_per_workload_and_tracing_mode(capsys) -> Non
     for line in lines[1:]:
         load, rest, stolen = (float(cell) for cell in line.split()[-3:])
         assert load >= 0 and rest >= 0 and stolen >= 0
+
+
+def test_the_compare_benchmark_runs_each_variant_alone_and_two_at_once():
+    lines: list[str] = []
+    text = compare.run(nodes=6, bound=12, pending=5, say=lines.append)
+    assert text == "\n".join(lines)
+    assert lines[0].startswith("compare: 6 nodes, 12 bound pods, 5 pending, tracing off;")
+    rows = {line.split()[0]: line.split() for line in lines[2:4]}
+    assert set(rows) == set(compare.VARIANTS)
+    assert all(row[3] == "5" for row in rows.values())  # every pending pod scheduled
+    assert lines[4].startswith("one variant on one process: ")
+    assert "two variants on two processes: " in lines[4]
+
+
+def test_the_compare_benchmarks_cluster_has_its_workloads():
+    objects = compare.cluster_objects(nodes=3, bound=100, pending=150)
+    assert [o["kind"] for o in objects].count("Node") == 3
+    owners = {o["metadata"]["ownerReferences"][0]["name"] for o in objects if o["kind"] == "Pod"}
+    assert owners == {"running-0", "running-1", "pending-0", "pending-1"}
