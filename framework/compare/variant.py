@@ -24,7 +24,13 @@ from framework.config.load import ConfigError
 from framework.features import FeatureGateError
 from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import FrameworkError
-from framework.simulator import AttemptReport, Simulation, SimulationError, checked_configuration
+from framework.simulator import (
+    AttemptReport,
+    Simulation,
+    SimulationError,
+    check_simulated_gates,
+    checked_configuration,
+)
 from framework.util.percentile import percentile
 
 Progress = Callable[[int, int], None]
@@ -104,9 +110,13 @@ def run_variant(
 def _simulation(
     spec: VariantSpec, inputs: CompareInputs, trace_pods: Collection[str], meter: _CycleMeter
 ) -> Simulation:
-    """The simulation, or CompareError saying whether the configuration or the objects are
-    at fault (the configuration is checked first, on its own)."""
-    registry = in_tree_registry(inputs.features)
+    """The simulation, or CompareError saying whether the feature gates, the configuration or
+    the objects are at fault (checked in that order, each on its own)."""
+    try:
+        check_simulated_gates(inputs.features)
+        registry = in_tree_registry(inputs.features)
+    except _INPUT_ERRORS as err:
+        raise CompareError(str(err), part="features", variant=spec.name) from None
     try:
         checked_configuration(spec.config_text, registry, inputs.features)
     except _INPUT_ERRORS as err:
