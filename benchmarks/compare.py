@@ -135,12 +135,12 @@ def run(nodes: int, bound: int, pending: int, say: Any = print) -> str:
             figures, _ = _children([variant], path)
             lines.append(_row(figures[0]))
             say(lines[-1])
-        _one, one_seconds = _children(["spreading"], path)
-        _both, both_seconds = _children(list(VARIANTS), path)
+        one, one_seconds = _children(["spreading"], path)
+        both, both_seconds = _children(list(VARIANTS), path)
         lines.append(
-            f"one variant on one process: {one_seconds:.1f} s; two variants on two processes:"
-            f" {both_seconds:.1f} s ({both_seconds / one_seconds:.2f}x);"
-            f" load average now {os.getloadavg()[0]:.2f}"
+            f"one variant on one process: {one_seconds:.1f} s ({_cpu(one)} CPU s);"
+            f" two variants on two processes: {both_seconds:.1f} s ({_cpu(both)} CPU s),"
+            f" {both_seconds / one_seconds:.2f}x; load average now {os.getloadavg()[0]:.2f}"
         )
         say(lines[-1])
         return "\n".join(lines)
@@ -165,6 +165,10 @@ def _children(variants: list[str], path: Path) -> tuple[list[VariantFigures], fl
             raise RuntimeError(f"a compare-one child failed ({child.returncode})")
     figures = [VariantFigures(**json.loads(out.splitlines()[-1])) for out in outputs]
     return figures, seconds
+
+
+def _cpu(figures: list[VariantFigures]) -> str:
+    return " + ".join(f"{f.cpu_seconds:.1f}" for f in figures)
 
 
 def _row(f: VariantFigures) -> str:
