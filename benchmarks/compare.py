@@ -49,6 +49,8 @@ class VariantFigures:
     variant: str
     seconds: float
     """Wall seconds of ``run_variant``: reading the objects, scheduling, the measures."""
+    cpu_seconds: float
+    """CPU seconds the child used for it (what a busy machine does not inflate)."""
     peak_rss_mib: float
     scheduled: int
     pods: int
@@ -96,15 +98,17 @@ def run_one(variant: str, objects_path: Path) -> VariantFigures:
     from framework.compare.inputs import CompareInputs
     from framework.compare.variant import VariantSpec, run_variant
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     inputs = CompareInputs(objects_path.read_text())
     result = run_variant(VariantSpec(variant, VARIANTS[variant]), inputs)
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     pods = result.measures["pods"]
     latency = result.measures["latency"]
     return VariantFigures(
         variant=variant,
         seconds=round(seconds, 2),
+        cpu_seconds=round(cpu, 2),
         peak_rss_mib=round(peak_rss_mib(), 1),
         scheduled=pods["scheduled"],
         pods=pods["total"],
@@ -122,7 +126,7 @@ def run(nodes: int, bound: int, pending: int, say: Any = print) -> str:
         lines = [
             f"compare: {nodes} nodes, {bound} bound pods, {pending} pending, tracing off;"
             f" load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
-            f"{'variant':>12}  {'seconds':>8}  {'RSS MiB':>8}  {'scheduled':>9}"
+            f"{'variant':>12}  {'seconds':>8}  {'CPU s':>6}  {'RSS MiB':>8}  {'scheduled':>9}"
             f"  {'p50 ms':>7}  {'p99 ms':>7}",
         ]
         say(lines[0])
@@ -131,12 +135,12 @@ def run(nodes: int, bound: int, pending: int, say: Any = print) -> str:
             figures, _ = _children([variant], path)
             lines.append(_row(figures[0]))
             say(lines[-1])
-        _one, one_seconds = _children(["spreading"], path)
-        _both, both_seconds = _children(list(VARIANTS), path)
+        one, one_seconds = _children(["spreading"], path)
+        both, both_seconds = _children(list(VARIANTS), path)
         lines.append(
-            f"one variant on one process: {one_seconds:.1f} s; two variants on two processes:"
-            f" {both_seconds:.1f} s ({both_seconds / one_seconds:.2f}x);"
-            f" load average now {os.getloadavg()[0]:.2f}"
+            f"one variant on one process: {one_seconds:.1f} s ({_cpu(one)} CPU s);"
+            f" two variants on two processes: {both_seconds:.1f} s ({_cpu(both)} CPU s),"
+            f" {both_seconds / one_seconds:.2f}x; load average now {os.getloadavg()[0]:.2f}"
         )
         say(lines[-1])
         return "\n".join(lines)
@@ -163,9 +167,14 @@ def _children(variants: list[str], path: Path) -> tuple[list[VariantFigures], fl
     return figures, seconds
 
 
+def _cpu(figures: list[VariantFigures]) -> str:
+    return " + ".join(f"{f.cpu_seconds:.1f}" for f in figures)
+
+
 def _row(f: VariantFigures) -> str:
     return (
-        f"{f.variant:>12}  {f.seconds:>8.1f}  {f.peak_rss_mib:>8.0f}  {f.scheduled:>9}"
+        f"{f.variant:>12}  {f.seconds:>8.1f}  {f.cpu_seconds:>6.1f}  {f.peak_rss_mib:>8.0f}"
+        f"  {f.scheduled:>9}"
         f"  {f.cycle_p50_ms:>7.2f}  {f.cycle_p99_ms:>7.2f}"
     )
 

@@ -98,6 +98,8 @@ def _where(err: CompareError, args: argparse.Namespace) -> str:
         return f"{args.objects}: "
     if err.part == "recording":
         return f"{args.recording}: "
+    if err.part == "features":
+        return "--feature-gates: "
     return ""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 class CompareError(ValueError):
     """A configuration, the objects or a recording cannot be compared.
 
-    ``part`` says which input is at fault ("config", "objects" or "recording") and
+    ``part`` says which input is at fault ("features", "config", "objects" or "recording") and
     ``variant`` which variant's configuration, so a caller can name the file; the message
     names the field (or the line)."""
 

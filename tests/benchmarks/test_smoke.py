@@ -137,7 +137,7 @@ def test_the_compare_benchmark_runs_each_variant_alone_and_two_at_once():
     assert lines[0].startswith("compare: 6 nodes, 12 bound pods, 5 pending, tracing off;")
     rows = {line.split()[0]: line.split() for line in lines[2:4]}
     assert set(rows) == set(compare.VARIANTS)
-    assert all(row[3] == "5" for row in rows.values())  # every pending pod scheduled
+    assert all(row[4] == "5" for row in rows.values())  # every pending pod scheduled
     assert lines[4].startswith("one variant on one process: ")
     assert "two variants on two processes: " in lines[4]
 

@@ -13,6 +13,7 @@ from framework.compare.errors import Cancelled, CompareError
 from framework.compare.inputs import CompareInputs
 from framework.compare.report import compare_results
 from framework.compare.variant import VariantResult, VariantSpec, run_variant
+from framework.features import FeatureGates
 from framework.simulator import simulate
 from tests.framework.compare.scenarios import BIN_PACKING, CLUSTER, SPREADING, node, pod
 
@@ -150,3 +151,12 @@ def test_bad_objects_are_named_as_the_objects():
         run_variant(SPREADING, CompareInputs(CLUSTER.replace("containers:", "containerz:", 1)))
     assert raised.value.part == "objects"
     assert 'unknown field "spec.containerz"' in str(raised.value)
+
+
+def test_gates_the_engine_does_not_simulate_are_named_as_the_gates():
+    gates = FeatureGates.from_string("GenericWorkload=true,DRAWorkloadResourceClaims=true")
+    with pytest.raises(
+        CompareError, match=r"not simulated yet.*DRAWorkloadResourceClaims"
+    ) as raised:
+        run_variant(SPREADING, CompareInputs(CLUSTER, features=gates))
+    assert raised.value.part == "features"
