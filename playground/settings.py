@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "playground.live",
     "playground.front",
     "playground.clusters",
+    "playground.compare",
 ]
 
 MIDDLEWARE = [
@@ -173,6 +174,7 @@ CELERY_TASK_ROUTES = {
     "playground.scheduling.tasks.run_scheduler_service": {"queue": "scheduler"},
     "playground.scheduling.tasks.run_binding_cycles": {"queue": "binding"},
     "playground.clusters.tasks.run_mirror": {"queue": "scheduler"},
+    "playground.compare.tasks.run_comparison_variant": {"queue": "scheduler"},
 }
 EMBEDDED_WORKER = envbool("EMBEDDED_WORKER", "False" if REDIS_URL else "True")
 

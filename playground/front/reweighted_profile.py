@@ -127,7 +127,7 @@ def _refused(message: str, weights: Mapping[str, int]) -> str:
 
 def compare_url(workspace: Workspace, text: str, name: str) -> str:
     """The Compare page with ``text`` as a pasted profile named ``name``."""
-    page = reverse("workspace", args=[workspace.slug]) + "compare/"
+    page = reverse("compare", args=[workspace.slug])
     return f"{page}?{urlencode({'profile': text, 'name': name[:NAME_LENGTH]})}"
 
 

@@ -5,6 +5,7 @@ from django.urls import path
 
 from playground.front.views import (
     cluster,
+    compare,
     control,
     debugger,
     objects,
@@ -89,6 +90,30 @@ urlpatterns = [
         name="breakpoints-clear",
     ),
     path("w/<slug:slug>/what-if/", what_if.what_if, name="what-if"),
+    path("w/<slug:slug>/compare/", compare.compare, name="compare"),
+    path("w/<slug:slug>/compare/<int:pk>/", compare.comparison, name="comparison"),
+    path(
+        "w/<slug:slug>/compare/<int:pk>/cancel/",
+        compare.comparison_cancel,
+        name="comparison-cancel",
+    ),
+    path(
+        "w/<slug:slug>/compare/<int:pk>/export.<str:fmt>",
+        compare.comparison_export,
+        name="comparison-export",
+    ),
+    path(
+        "w/<slug:slug>/compare/<int:pk>/variants/<int:index>/pods/<str:namespace>/<str:name>/"
+        "attempts/<int:number>/",
+        compare.comparison_attempt,
+        name="comparison-attempt",
+    ),
+    path(
+        "w/<slug:slug>/compare/<int:pk>/variants/<int:index>/pods/<str:namespace>/<str:name>/"
+        "attempts/<int:number>/replay/",
+        compare.comparison_replay,
+        name="comparison-replay",
+    ),
     path("w/<slug:slug>/pause/", control.pause, name="pause"),
     path("w/<slug:slug>/resume/", control.resume, name="resume"),
 ]

@@ -255,10 +255,15 @@ def _placed(problem: Problem, position: Position) -> Problem:
 
 def export_manifests(workspace: Workspace | int) -> str:
     """Every object of the workspace as multi-document YAML, dependencies first."""
+    return dump_manifests(exported_objects(workspace))
+
+
+def exported_objects(workspace: Workspace | int) -> list[dict[str, Any]]:
+    """Every object's manifest, in the export's order (dependencies first, then creation)."""
     workspace_id = workspace if isinstance(workspace, int) else workspace.pk
     rows = ClusterObject.objects.filter(workspace_id=workspace_id).order_by("id")
     manifests = sorted(rows.values_list("kind", "manifest"), key=lambda row: _rank(row[0]))
-    return dump_manifests(manifest for _, manifest in manifests)
+    return [manifest for _, manifest in manifests]
 
 
 def dump_manifests(manifests: Iterable[Mapping[str, Any]]) -> str:

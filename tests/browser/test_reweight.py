@@ -141,6 +141,10 @@ def test_a_slider_moves_the_winner_in_place_as_the_engine_would(disagreeing, con
     assert checked.valid, checked.problems
     assert checked.profiles[0].points["score"] == [("NodeAffinity", 1), ("NodeResourcesFit", 3)]
     assert engine_totals(profile) == ("node-b", shown)
+    expect(page.get_by_role("heading", name="Compare profiles")).to_be_visible()
+    pasted = page.locator("#variant-1")
+    expect(pasted.get_by_label("Name", exact=True)).to_have_value(query["name"][0])
+    expect(pasted.get_by_label("KubeSchedulerConfiguration")).to_have_value(profile)
 
 
 def test_without_javascript_the_weights_are_ranked_by_the_server(

@@ -10,7 +10,7 @@ only the results.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -25,6 +25,13 @@ from playground.workspaces.models import AttemptTrace, SchedulingAttempt, Worksp
 
 EVENTS_AROUND = 50
 """Events listed before and after the current one; a trace of thousands lists a window."""
+
+
+class ReplayedAttempt(Protocol):
+    """What a replay names: a stored SchedulingAttempt, or an attempt a comparison kept."""
+
+    pod_key: str
+    number: int
 
 
 class BadPosition(ValueError):
@@ -67,7 +74,7 @@ def position(value: str | None, total: int) -> int:
     return max(0, min(at, total))
 
 
-def replay_stop(attempt: SchedulingAttempt, events: list[TraceEvent], at: int) -> dict[str, Any]:
+def replay_stop(attempt: ReplayedAttempt, events: list[TraceEvent], at: int) -> dict[str, Any]:
     """The stop the debugger would have made right after event ``at`` (a Stop's dict), or
     before the first event when ``at`` is 0."""
     results = results_so_far(events[:at])
@@ -93,7 +100,7 @@ def replay_stop(attempt: SchedulingAttempt, events: list[TraceEvent], at: int) -
     return stop.to_dict()
 
 
-def replay_context(attempt: SchedulingAttempt, events: list[TraceEvent], at: int) -> dict[str, Any]:
+def replay_context(attempt: ReplayedAttempt, events: list[TraceEvent], at: int) -> dict[str, Any]:
     """The scrubber (position, the four steps), the events around the current one, the stop."""
     total = len(events)
     first = max(0, min(at - EVENTS_AROUND, total - 2 * EVENTS_AROUND - 1))

@@ -6,7 +6,16 @@ from django.urls import URLPattern, reverse
 from playground.front.urls import urlpatterns
 
 PUBLIC = {"login", "logout"}
-ARGS = {"slug": "lab", "pk": 1, "uid": "uid-web", "number": 1, "namespace": "default", "name": "g"}
+ARGS = {
+    "slug": "lab",
+    "pk": 1,
+    "uid": "uid-web",
+    "number": 1,
+    "namespace": "default",
+    "name": "g",
+    "index": 0,
+    "fmt": "json",
+}
 
 
 def page_urls() -> list[tuple[str, str]]:
