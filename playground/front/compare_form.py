@@ -16,6 +16,10 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from framework.config.load import ConfigError
+from framework.plugins.registry import in_tree_registry
+from framework.simulator import SimulationError
+from framework.simulator import checked_configuration as engine_configuration
 from playground.compare.inputs import recording_text, recordings_of, workspace_text
 from playground.compare.models import (
     RECORDING,
@@ -26,7 +30,11 @@ from playground.compare.models import (
 )
 from playground.front.manifest_text import FieldProblem
 from playground.workspaces.models import SchedulerConfiguration, Workspace
-from playground.workspaces.services import configuration_problems, default_configuration_text
+from playground.workspaces.services import (
+    configuration_problems,
+    default_configuration_text,
+    valid_feature_gates,
+)
 
 MIN_VARIANTS, MAX_VARIANTS = 2, 4
 REVISION, PASTED, UNUSED = "revision", "yaml", ""
@@ -203,6 +211,31 @@ class CompareForm:
         return [row for row in rows if row]
 
     def _variant(self, workspace: Workspace, choice: VariantChoice, gates: str) -> dict | None:
+        row = self._checked_variant(workspace, choice, gates)
+        if row is not None and not self._runs_in_tree(choice, row):
+            return None
+        return row
+
+    def _runs_in_tree(self, choice: VariantChoice, row: dict[str, Any]) -> bool:
+        """A comparison runs kube-scheduler's in-tree plugins only (as the command does): a
+        profile with the playground's own plugins (WaitForApproval, LabelSelectorPermit: pods
+        waiting for a person nobody is) is refused here, naming the plugin, rather than failing
+        on the worker."""
+        features = valid_feature_gates(row["feature_gates"])
+        try:
+            engine_configuration(row["config_text"], in_tree_registry(features), features)
+        except (ConfigError, SimulationError) as err:
+            field = "revision" if choice.kind == REVISION else "yaml"
+            self._problem(
+                f"{choice.prefix}-{field}",
+                f"{choice.label}: comparisons run kube-scheduler's in-tree plugins only: {err}",
+            )
+            return False
+        return True
+
+    def _checked_variant(
+        self, workspace: Workspace, choice: VariantChoice, gates: str
+    ) -> dict | None:
         where = choice.prefix
         if len(choice.name) > NAME_LENGTH:
             self._problem(f"{where}-name", f"{choice.label}: at most {NAME_LENGTH} characters")

@@ -101,6 +101,27 @@ def test_a_bad_pasted_profile_is_named_by_variant_and_field_and_nothing_is_lost(
     assert not Comparison.objects.exists() and not sent.sent
 
 
+def test_a_profile_with_a_playground_plugin_is_refused_naming_the_plugin(
+    logged_in, revisions, sent
+):
+    """The profile editor accepts WaitForApproval (the playground's scheduler has it); a
+    comparison runs the in-tree plugins only, so the form says so before any worker fails."""
+    waiting = SPREADING.replace(
+        "  plugins:\n", "  plugins:\n    permit:\n      enabled: [{name: WaitForApproval}]\n", 1
+    )
+    assert "WaitForApproval" in waiting
+    data = two_revisions(
+        **{"variant-1-kind": "yaml", "variant-1-yaml": waiting, "variant-1-name": "held"}
+    )
+    response = logged_in.post(URL, data)
+    assert response.status_code == 422
+    (problem,) = error_items(response.content.decode())
+    assert problem.startswith("<code>variant-1-yaml</code>: variant 2 (held): comparisons run ")
+    assert "WaitForApproval" in problem
+    assert "WaitForApproval" in response.content.decode().split('name="variant-1-yaml"')[1]
+    assert not Comparison.objects.exists() and not sent.sent
+
+
 def test_one_variant_is_not_a_comparison(logged_in, revisions):
     response = logged_in.post(
         URL, form(**{"variant-0-kind": "revision", "variant-0-revision": "1"})
