@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import Max
 
+from framework.explain import explain_pod
 from playground.front.explain_charts import Histogram, reasons_histogram, usage_bar
 from playground.front.explain_inputs import ExplainInputs, pending_inputs, queue_state
 from playground.front.queue_board import board_of
@@ -118,8 +119,6 @@ def _explain(inputs: ExplainInputs, now: float) -> dict[str, Any]:
     an attempt: its gates and its place in the queue."""
     if inputs.attempt is None:
         return _before_any_attempt(inputs)
-    from framework.explain import explain_pod
-
     try:
         explained = explain_pod(
             inputs.pod,
