@@ -28,6 +28,9 @@ MAX_REQUEUE = 10
 """Plugins whose requeueing events are listed."""
 CACHED = 64
 """Explanations kept per process."""
+PLACED = ("Scheduled", "Waiting")
+"""Results of an attempt that found the pod a node: nothing to explain, it is on its way there
+(waiting at Permit, being bound) or its binding failed since and the next attempt will tell."""
 
 
 class ExplainUnavailable(Exception):
@@ -51,6 +54,8 @@ class WhyPending:
         """One line for the pods list's tooltip: the plugin that rejected most and on how
         many nodes, and the closest node with what it lacks."""
         ex = self.explanation
+        if ex.get("result") in PLACED:
+            return f"the latest attempt found it a node: {ex.get('node')}"
         parts = []
         if ex.get("mostRejecting"):
             count = sum(r["nodes"] for r in ex["reasons"] if r["plugin"] == ex["mostRejecting"])
@@ -117,8 +122,8 @@ def panel_of(explained: dict[str, Any], now: float) -> WhyPending:
 def _explain(inputs: ExplainInputs, now: float) -> dict[str, Any]:
     """The engine's answer; for a pod never tried yet (a gated one), what is known without
     an attempt: its gates and its place in the queue."""
-    if inputs.attempt is None:
-        return _before_any_attempt(inputs)
+    if inputs.attempt is None or inputs.attempt["result"] in PLACED:
+        return _without_engine(inputs)
     try:
         explained = explain_pod(
             inputs.pod,
@@ -133,12 +138,16 @@ def _explain(inputs: ExplainInputs, now: float) -> dict[str, Any]:
     return explained.to_dict()
 
 
-def _before_any_attempt(inputs: ExplainInputs) -> dict[str, Any]:
+def _without_engine(inputs: ExplainInputs) -> dict[str, Any]:
+    """What is known without running the plugins: the gates and place in the queue of a pod
+    never tried (a gated one), the node an attempt found."""
     queue = inputs.queue or {}
+    attempt = inputs.attempt or {}
     return {
         "pod": inputs.pod.key,
-        "result": None,
-        "message": "",
+        "result": attempt.get("result"),
+        "node": attempt.get("node"),
+        "message": attempt.get("message", ""),
         "nodes": 0,
         "reasons": [],
         "mostRejecting": None,

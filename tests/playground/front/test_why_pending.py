@@ -227,3 +227,21 @@ def test_a_preemption_that_could_not_help_says_why(htmx, stuck):
 def test_an_attempt_that_did_not_reach_post_filter_ran_no_preemption(htmx, preempted):
     content = htmx.get("/w/lab/pods/uid-urgent/attempts/2/preemption/").content.decode()
     assert "did not reach PostFilter" in content
+
+
+def test_a_pod_whose_latest_attempt_found_a_node_is_not_explained(
+    htmx, workspace, cluster, monkeypatch
+):
+    monkeypatch.setattr(why_pending, "explain_pod", None)  # never called
+    cluster.add(node_manifest("node-a"))
+    cluster.add(pod_manifest("held"))
+    SchedulingAttempt.objects.create(
+        workspace=workspace,
+        pod_key="default/held",
+        pod_uid="uid-held",
+        profile="default-scheduler",
+        result="Waiting",
+        node="node-a",
+    )
+    content = panel(htmx, "uid-held")
+    assert "The latest attempt found it a node, <strong>node-a</strong>, where it waits" in content
