@@ -245,3 +245,9 @@ def test_a_pod_whose_latest_attempt_found_a_node_is_not_explained(
     )
     content = panel(htmx, "uid-held")
     assert "The latest attempt found it a node, <strong>node-a</strong>, where it waits" in content
+
+
+def test_a_deleted_pods_preemption_is_explained_from_the_change_log(htmx, preempted, cluster):
+    cluster.delete(cluster.get("Pod", "urgent", "default"))
+    content = htmx.get("/w/lab/pods/uid-urgent/attempts/1/preemption/").content.decode()
+    assert '<strong data-testid="nominated-node">node-b</strong>' in content
