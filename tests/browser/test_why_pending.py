@@ -2,7 +2,8 @@
 nowhere gets its panel under the latest attempt once the scheduler has tried it (the reasons
 as bars, the plugin that rejected most in its own colour, the closest node with what it
 lacks and the missing part of its usage bar, a countdown to its next try that moves), and the
-pods list gives the short why in a tooltip on hover."""
+pods list gives the short why in a tooltip on hover. And a pod placed by preemption: its
+first attempt's page names the node nominated and the criterion that decided."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
+from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import Workspace
 from tests.browser.steps import LIVE_TIMEOUT_MS, log_in
-from tests.playground.front.explain_scenario import stuck_objects
+from tests.playground.front.explain_scenario import preempting_objects, stuck_objects
 from tests.playground.front.rows import store
 
 
@@ -82,3 +84,31 @@ def test_the_pods_list_gives_the_short_why_on_hover(stuck, context, demo):
 def seconds(text: str) -> float:
     """The countdown's figure ("287 s left") in seconds."""
     return float(text.split()[0])
+
+
+@pytest.fixture
+def preempting(demo) -> Workspace:
+    """Two nodes, each full with one pod (priorities 10 and 5), and a pod of priority 1000 that
+    fits only by evicting one: the workspace's scheduler preempts node-b's."""
+    admin = get_user_model().objects.get(username=demo["username"])
+    workspace = Workspace.objects.create(name="Preempt", slug="preempt", owner=admin)
+    cluster = DatabaseCluster(workspace)  # admitted: priorities resolved from their classes
+    objects, preemptor = preempting_objects()
+    for manifest in [*objects, preemptor]:
+        cluster.add(manifest)
+    return workspace
+
+
+def test_the_attempt_page_explains_the_preemption(preempting, context, demo):
+    page = context.new_page()
+    log_in(page, demo)
+    page.goto("/w/preempt/pods/uid-urgent/")
+    expect(page.locator("#pod-state")).to_contain_text("bound on node-b", timeout=LIVE_TIMEOUT_MS)
+    page.goto("/w/preempt/pods/uid-urgent/attempts/1/")
+    panel = page.get_by_role("region", name="Preemption")
+    expect(panel.get_by_test_id("nominated-node")).to_have_text("node-b")
+    expect(panel.get_by_test_id("decided-by")).to_have_text("highest-priority victim lowest")
+    criteria = panel.get_by_role("list", name="Criteria in kube-scheduler's order")
+    expect(criteria.locator("li.decided")).to_have_text("highest-priority victim lowest ← decided")
+    candidates = panel.get_by_role("table", name="Candidate nodes")
+    expect(candidates.locator("tr.nominated")).to_contain_text("default/victim-b (5)")
