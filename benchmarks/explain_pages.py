@@ -45,12 +45,8 @@ def _workspace(node_count: int, pod_count: int) -> tuple[Any, str]:
     from django.test import Client
 
     from framework.simulator import Simulation
-    from playground.workspaces.models import (
-        AttemptTrace,
-        ClusterObject,
-        SchedulingAttempt,
-        Workspace,
-    )
+    from playground.workspaces.cluster import DatabaseCluster
+    from playground.workspaces.models import AttemptTrace, SchedulingAttempt, Workspace
 
     user = get_user_model().objects.create_user("bench", password="bench")
     workspace = Workspace.objects.create(name="Bench", slug="bench", owner=user)
@@ -58,9 +54,7 @@ def _workspace(node_count: int, pod_count: int) -> tuple[Any, str]:
     manifests += [_pod(f"run-{i}", "1", node=f"node-{i}") for i in range(0, node_count, 2)]
     # 9 CPU fit on no node (the largest have 8): every pending pod stays pending.
     pending = [_pod("big", "9")] + [_pod(f"wait-{i}", "9") for i in range(pod_count - 1)]
-    ClusterObject.objects.bulk_create(
-        [_row(workspace, m) for m in [*manifests, *pending]], batch_size=500
-    )
+    DatabaseCluster(workspace).add_many([*manifests, *pending])  # as an import stores them
     report = Simulation(CONFIG, _yaml([*manifests, pending[0]])).run()[0]
     attempts = [
         SchedulingAttempt(
@@ -149,21 +143,6 @@ def _pod(name: str, cpu: str, node: str = "") -> dict[str, Any]:
         "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
         "spec": spec,
     }
-
-
-def _row(workspace: Any, manifest: dict[str, Any]) -> Any:
-    from playground.workspaces.models import ClusterObject
-
-    metadata = manifest["metadata"]
-    return ClusterObject(
-        workspace=workspace,
-        kind=manifest["kind"],
-        namespace=metadata.get("namespace", ""),
-        name=metadata["name"],
-        uid=metadata["uid"],
-        manifest=manifest,
-        node_name=manifest.get("spec", {}).get("nodeName", "") if manifest["kind"] == "Pod" else "",
-    )
 
 
 def _yaml(manifests: list[dict[str, Any]]) -> str:
