@@ -11,6 +11,9 @@ feature gates the engine does not simulate yet gets a line that says so instead 
 the playground end to end in production mode (``benchmarks/playground_e2e.py``), with nobody,
 one pod's page or the debugger page watching the live trace.
 
+``python -m benchmarks explain-pages [--nodes 2000] [--pods 1000]`` times the explain panels
+and the pods list beside them on a big workspace (``benchmarks/explain_pages.py``).
+
 ``python -m benchmarks live [--nodes 5000] [--pods 10000] [--burst 1000] [--mode both]
 [--reference both]`` puts the playground's mirror and second scheduler beside the real
 kube-scheduler (with its default client limits and with scheduler_perf's) on a real control
@@ -29,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import compare, live, playground_e2e
+from benchmarks import compare, explain_pages, live, playground_e2e
 from benchmarks.control_plane import ControlPlaneError
 from benchmarks.harness import NotSimulated, Result, not_simulated, run_workload
 from benchmarks.processes import machine_usage, stolen_usage
@@ -51,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "compare-one":
         print(compare.figures_json(compare.run_one(args.variant, Path(args.objects))))
         return 0
+    if args.command == "explain-pages":
+        return _explain_pages(args)
     if args.command == "one":
         try:
             result = run_workload(
@@ -118,6 +123,11 @@ def _parser() -> argparse.ArgumentParser:
     compare_one = commands.add_parser("compare-one", help="run one comparison variant, print JSON")
     compare_one.add_argument("--variant", required=True, choices=sorted(compare.VARIANTS))
     compare_one.add_argument("objects", help="the cluster's JSON file")
+    pages = commands.add_parser(
+        "explain-pages", help="the explain panels and the pods list on a big workspace"
+    )
+    pages.add_argument("--nodes", type=int, default=explain_pages.DEFAULT_NODES)
+    pages.add_argument("--pods", type=int, default=explain_pages.DEFAULT_PODS, help="pending")
     on_cluster = commands.add_parser(
         "live",
         help="the mirror and the second scheduler beside the real kube-scheduler, on a real"
@@ -147,6 +157,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     on_cluster.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
     return parser
+
+
+def _explain_pages(args: argparse.Namespace) -> int:
+    print(f"{args.nodes} nodes, {args.pods} pending pods (median of {explain_pages.REPEATS})")
+    for what, milliseconds in explain_pages.run(args.nodes, args.pods):
+        print(f"{what:<45} {milliseconds:9.1f} ms", flush=True)
+    return 0
 
 
 def _live(args: argparse.Namespace) -> int:

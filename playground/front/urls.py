@@ -8,6 +8,7 @@ from playground.front.views import (
     compare,
     control,
     debugger,
+    explain,
     objects,
     permit,
     pod_deletion,
@@ -33,10 +34,17 @@ urlpatterns = [
     path("w/<slug:slug>/pods/", cluster.pods, name="pods"),
     path("w/<slug:slug>/delete-pods/", pod_deletion.delete_pods, name="pods-delete"),
     path("w/<slug:slug>/pods/<str:uid>/", pods.pod_detail, name="pod"),
+    path("w/<slug:slug>/pods/<str:uid>/why/", explain.why_pending_panel, name="pod-why"),
+    path("w/<slug:slug>/pods/<str:uid>/why/short/", explain.why_pending_tip, name="pod-why-tip"),
     path(
         "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/",
         pods.attempt_detail,
         name="attempt",
+    ),
+    path(
+        "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/preemption/",
+        explain.attempt_preemption,
+        name="attempt-preemption",
     ),
     path(
         "w/<slug:slug>/pods/<str:uid>/attempts/<int:number>/replay/",

@@ -5,7 +5,11 @@
 
 - ``active`` (pop order): ``priority``, ``attempts``
 - ``backoff`` (earliest end first): ``priority``, ``attempts``, ``backoffSeconds`` (time left)
-- ``unschedulable``: ``plugins`` (the rejecting plugins), ``message`` (the last failure)
+- ``unschedulable``: ``plugins`` (the rejecting plugins), ``message`` (the last failure),
+  ``leftoverAt`` (when its stay ends, ``podMaxInUnschedulablePodsDuration`` after it
+  arrived, in the service's clock's seconds: the next leftover flush, every 30 seconds, then
+  moves it to be tried again; a time, not a time left, so an idle queue's document does not
+  change from one publication to the next)
 - ``gated``: ``plugins`` (the PreEnqueue plugin that gates it), ``message``
 - ``inFlight`` (earliest popped first): nothing more
 - ``waiting`` (at Permit): ``node``, ``pendingPlugins``, ``secondsLeft`` (plugin -> seconds)
@@ -40,7 +44,9 @@ def queue_document(
     return {
         "active": [_queued(p) for p in listing.active],
         "backoff": [_backoff(p, now) for p in listing.backoff],
-        "unschedulable": [_rejected(p, last_failure) for p in listing.unschedulable],
+        "unschedulable": [
+            _rejected(p, last_failure, _stay_end(scheduler.queue, p)) for p in listing.unschedulable
+        ],
         "gated": [_gated(p, last_failure) for p in listing.gated],
         "inFlight": [_entry(p.pod) for p in listing.in_flight],
         "waiting": waiting_pods(scheduler, now),
@@ -142,11 +148,23 @@ def _backoff(pod_info: QueuedPodInfo, now: float) -> dict[str, Any]:
 
 
 def _rejected(
-    pod_info: QueuedPodInfo, last_failure: Mapping[str, tuple[str, list[str]]]
+    pod_info: QueuedPodInfo,
+    last_failure: Mapping[str, tuple[str, list[str]]],
+    stay_end: float,
 ) -> dict[str, Any]:
     message, _ = last_failure.get(pod_info.pod.uid, ("", []))
     plugins = sorted(pod_info.unschedulable_plugins | pod_info.pending_plugins)
-    return {**_queued(pod_info), "plugins": plugins, "message": message}
+    return {
+        **_queued(pod_info),
+        "plugins": plugins,
+        "message": message,
+        "leftoverAt": round(stay_end, 1),
+    }
+
+
+def _stay_end(queue: Any, pod_info: QueuedPodInfo) -> float:
+    """When the pod will have stayed unschedulable as long as the queue lets it."""
+    return pod_info.timestamp + queue.pod_max_in_unschedulable_pods_seconds
 
 
 def _gated(

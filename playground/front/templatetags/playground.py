@@ -43,6 +43,18 @@ def memory(amount: int) -> str:
 
 
 @register.filter
+def amount(value: int, resource: Any) -> str:
+    """An amount of ``resource`` (anything with ``name`` and ``unit``): CPU in millicores
+    written as cores with their decimals (``2.5``, as the explanations write it), memory in
+    binary units, anything else as it is."""
+    if resource.name == "cpu" or resource.unit == "m":
+        return f"{value / 1000:g}"
+    if resource.name in ("memory", "ephemeral-storage") or resource.name.startswith("hugepages-"):
+        return memory(value)
+    return str(value)
+
+
+@register.filter
 def as_yaml(value: Any) -> str:
     """A JSON value as block YAML, keys in their order (plugin args in the profile form)."""
     if value is None:

@@ -19,6 +19,7 @@ from playground.front.devices import pod_claim_rows
 from playground.front.live_panel import live_trace_context, stopped_trace
 from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
+from playground.front.preemption_panel import POST_FILTER
 from playground.front.reweight_panel import reweight_panel
 from playground.front.stop_section import render_stop_section, stored_stop
 from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt, Workspace
@@ -84,6 +85,9 @@ def attempt_page(
     context = {"workspace": workspace, "section": "pods", **tables}
     if not getattr(request, "htmx", None) and tables["has_trace"]:
         context["reweight"] = reweight_panel(attempt, tables["scores"], request.GET, problems)
+    if any(point.event.get("point") == POST_FILTER for point in tables.get("points", ())):
+        args = [workspace.slug, attempt.pod_uid, attempt.number]
+        context["preemption_url"] = reverse("attempt-preemption", args=args)
     return render_page(
         request, "front/attempt.html", "front/attempt_trace.html", context, status=status
     )
@@ -105,6 +109,9 @@ def latest_attempt_context(workspace: Workspace, uid: str) -> dict[str, Any]:
     context: dict[str, Any] = {"workspace": workspace, "latest": latest}
     if latest is not None:
         context.update(attempt_tables(latest))
+    pending = ClusterObject.objects.filter(workspace=workspace, kind="Pod", uid=uid, node_name="")
+    if pending.exists():
+        context["why_url"] = reverse("pod-why", args=[workspace.slug, uid])
     return context
 
 
