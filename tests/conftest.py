@@ -2,7 +2,7 @@
 
 The ``kube_api`` fixture (tests/kube/fixtures.py) is declared here once for the whole suite, so
 its session-wide control plane (``kube_control_plane``, started when KUBEBUILDER_ASSETS is set)
-is one for every folder.
+is one for every folder (one per pytest-xdist worker: each worker is a session).
 
 ``scripts/test`` points DATABASE_URL and REDIS_URL at 127.0.0.1 when those servers answer (and
 always under CI); this check turns a missing server into one clear failure at start-up instead
