@@ -51,12 +51,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import re
 import threading
 from concurrent.futures import Future
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+logger = logging.getLogger(__name__)
 
 QUEUE_STATUS = "queue.status"
 NODE_USAGE = "node.usage"
@@ -154,9 +157,9 @@ def send_trace_events(
         send(debugger_group(workspace_id), message)
 
 
-def send_followed(channel: str) -> None:
-    """The service follows the page of ``channel`` (its watch was read)."""
-    send_to_channel(channel, {"type": TRACE_FOLLOWED})
+def send_followed(channel: str) -> Future | None:
+    """The service follows the page of ``channel`` (its watch was read); the send's future."""
+    return send_to_channel(channel, {"type": TRACE_FOLLOWED})
 
 
 def send_service_state(workspace_id: int) -> None:
@@ -174,7 +177,21 @@ def send(group: str, message: dict[str, Any]) -> Future | None:
     if layer is None:
         return None
     loop = _consumers_loop(layer, group) or _sender.loop()
-    return asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+    return _reported(
+        asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop), group, message
+    )
+
+
+def _reported(send: Future, to: str, message: dict[str, Any]) -> Future:
+    """The send, whose failure is logged: nobody waits for it, and a message that never left
+    (a channel over capacity refuses one: ChannelFull) would otherwise vanish without a word."""
+
+    def report(done: Future) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            logger.warning("%s to %s was not sent: %r", message["type"], to, done.exception())
+
+    send.add_done_callback(report)
+    return send
 
 
 def send_to_channel(channel: str, message: dict[str, Any]) -> Future | None:
@@ -183,7 +200,9 @@ def send_to_channel(channel: str, message: dict[str, Any]) -> Future | None:
     if layer is None:
         return None
     loop = _loop_of(layer, [channel]) or _sender.loop()
-    return asyncio.run_coroutine_threadsafe(layer.send(channel, message), loop)
+    return _reported(
+        asyncio.run_coroutine_threadsafe(layer.send(channel, message), loop), channel, message
+    )
 
 
 def _consumers_loop(layer: Any, group: str) -> asyncio.AbstractEventLoop | None:

@@ -18,6 +18,7 @@ PreEnqueue events come before the attempt they let in: they are sent with attemp
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ from playground.live import broadcast
 from playground.workspaces.models import LiveWatch
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from framework.scheduler.scheduler import Scheduler
 
 REFRESH_SECONDS = 1.0
@@ -64,8 +67,9 @@ class LiveTrace:
         self._pods: frozenset[str] = frozenset()
         self._everyone = False
         self._refreshed = float("-inf")
-        self._followed: frozenset[str] = frozenset()
-        """The channels of the pages whose watch was read (each told so once)."""
+        self._answers: dict[str, Future | None] = {}
+        """channel -> the send of its ``trace.followed``, for each page whose watch was read:
+        each page is told once, unless that send failed (``_answer``)."""
         self._flushed = clock.now()
         self._batches: list[_Batch] = []
         """Events to send, in order: one batch per pod and attempt."""
@@ -89,7 +93,7 @@ class LiveTrace:
         """Reads the live watches again (at most once every REFRESH_SECONDS, unless forced);
         whether anyone watches. Events of pods nobody watches any more are dropped; a page
         watching for the first time is told it is followed (``broadcast.send_followed``):
-        the service observes its pod from its next tick on."""
+        the service observes its pod from its next tick on (``_answer``)."""
         now = self.clock.now()
         if force or now - self._refreshed >= REFRESH_SECONDS:
             self._refreshed = now
@@ -103,10 +107,23 @@ class LiveTrace:
             self._everyone = "" in pods
             self._pods = frozenset(pods - {""})
             self._forget_unwatched()
-            for channel in watches.keys() - self._followed:
-                broadcast.send_followed(channel)
-            self._followed = frozenset(watches)
+            self._answer(watches.keys())
         return self.watching
+
+    def _answer(self, channels: Iterable[str]) -> None:
+        """Tells each page whose watch is read for the first time that it is followed, and
+        again, at the next reading, any page whose answer failed: channels_redis refuses a send
+        to one page's channel (ChannelFull) while the page's web process has ``capacity``
+        messages waiting for its sockets, and the answer is sent only once: the page would
+        wait for it for ever. A send still under way is left to finish."""
+        channels = set(channels)
+        self._answers = {
+            channel: send
+            for channel, send in self._answers.items()
+            if channel in channels and not _failed(send)
+        }
+        for channel in channels - self._answers.keys():
+            self._answers[channel] = broadcast.send_followed(channel)
 
     def watched(self, pod_key: str) -> bool:
         return self._everyone or pod_key in self._pods
@@ -199,3 +216,8 @@ class LiveTrace:
                 )
                 sent += 1
         return sent
+
+
+def _failed(send: Future | None) -> bool:
+    """Whether a send is over without having delivered (None: there was no layer to send to)."""
+    return send is not None and send.done() and (send.cancelled() or send.exception() is not None)

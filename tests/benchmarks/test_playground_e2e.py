@@ -52,6 +52,7 @@ def test_a_pod_page_opened_as_its_pod_is_created_receives_its_live_trace() -> No
     assert (result.pods, result.bound) == (1600, 1600)
     watch = result.watch
     assert (watch.page, watch.pod, watch.registered) == ("pod", "default/bench-999", 1)
+    assert watch.followed, "the service's answer to the watch (trace.followed) never came"
     assert watch.live >= 1, "no trace.events reached the pod's page"
     assert watch.messages > watch.live  # its first state came before
     assert watch.live_pods == 1

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from concurrent.futures import Future
 
 import pytest
+from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
+from channels_redis.core import RedisChannelLayer
+from django.conf import settings
 
 from playground.live import broadcast
 
@@ -93,3 +97,56 @@ def test_an_attempts_extension_points_go_to_its_pod_with_the_attempt(in_memory_l
 
 def test_sending_to_a_group_nobody_listens_to_is_harmless(in_memory_layer):
     broadcast.send(broadcast.workspace_group(8), {"type": "queue.status"}).result(timeout=5)
+
+
+@pytest.fixture
+def one_message_layer(settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1}}
+    }
+    return get_channel_layer()
+
+
+def test_a_send_a_full_channel_refuses_is_logged_and_its_future_says_so(one_message_layer, caplog):
+    channel = "specific.web!page"
+    broadcast.send_to_channel(channel, {"type": "queue.status"}).result(timeout=5)
+
+    refused = broadcast.send_followed(channel)
+
+    with pytest.raises(ChannelFull):
+        refused.result(timeout=5)
+    said = "trace.followed to specific.web!page was not sent: ChannelFull"
+    assert _logged(caplog, said), caplog.text
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="needs Redis (REDIS_URL)")
+def test_on_redis_the_pages_of_one_web_process_share_its_capacity():
+    """Why a page's own message can be refused: channels_redis keeps one queue per process for
+    all its sockets' channels (``specific.<process>!``), and ``capacity`` counts that queue, so
+    a busy board's messages waiting in it make a send to another page raise ChannelFull."""
+    layer = RedisChannelLayer(
+        hosts=[settings.REDIS_URL], prefix=f"{settings.REDIS_KEY_PREFIX}capacity-", capacity=3
+    )
+
+    async def scenario() -> None:
+        board, page = await layer.new_channel(), await layer.new_channel()
+        try:
+            for _ in range(3):
+                await layer.send(board, {"type": "queue.status"})
+            with pytest.raises(ChannelFull):
+                await layer.send(page, {"type": "trace.followed"})
+        finally:
+            await layer.flush()
+
+    asyncio.run(scenario())
+
+
+def _logged(caplog, text: str, seconds: float = 5.0) -> bool:
+    """Whether ``text`` was logged within ``seconds``: a future's callbacks run just after it
+    wakes its waiters, on the sending thread."""
+    deadline = time.monotonic() + seconds
+    while text not in caplog.text:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
+from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
 
 from framework.trace import EXTENSION_POINT, PLUGIN, FanOut, TraceEvent
@@ -286,6 +288,33 @@ def test_each_page_is_told_once_that_its_watch_is_followed(live, workspace, sent
     live.clock.step(1.0)
     live.refresh()
     assert sent == [("second-tab", {"type": broadcast.TRACE_FOLLOWED})]
+
+
+def test_a_page_whose_answer_was_refused_is_told_again_at_the_next_reading(workspace, monkeypatch):
+    """A send to one page's channel can fail (channels_redis refuses it when the page's web
+    process has a queue at capacity: ChannelFull); the page would wait for ever."""
+    sends: list[tuple[str, Future]] = []
+
+    def send_to_channel(channel: str, message: dict) -> Future:
+        sends.append((channel, Future()))
+        return sends[-1][1]
+
+    monkeypatch.setattr(broadcast, "send_to_channel", send_to_channel)
+    clock = FakeClock(datetime.now(tz=UTC).timestamp())
+    live = LiveTrace(workspace.pk, clock, FakeScheduler())
+    watch(workspace, clock, "default/a", channel="busy-page")
+
+    def read_again() -> list[str]:
+        clock.step(1.0)
+        live.refresh()
+        return [channel for channel, _ in sends]
+
+    assert read_again() == ["busy-page"]
+    assert read_again() == ["busy-page"], "a send under way is left to finish"
+    sends[0][1].set_exception(ChannelFull())
+    assert read_again() == ["busy-page", "busy-page"]
+    sends[1][1].set_result(None)
+    assert read_again() == ["busy-page", "busy-page"], "told once it was sent"
 
 
 def test_an_unwatched_pods_events_are_not_kept(live, sent):
