@@ -18,6 +18,11 @@ and the pods list beside them on a big workspace (``benchmarks/explain_pages.py`
 [--reference both]`` puts the playground's mirror and second scheduler beside the real
 kube-scheduler (with its default client limits and with scheduler_perf's) on a real control
 plane from KUBEBUILDER_ASSETS (``benchmarks/live.py``).
+
+``python -m benchmarks compare [--nodes 5000] [--bound 50000] [--pending 5000] [--workers]``
+runs issue 25's comparison variants alone and two at once, in plain processes
+(``benchmarks/compare.py``) or, with ``--workers``, as the playground's Celery tasks on one
+production worker and then two (``benchmarks/compare_workers.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import compare, explain_pages, live, playground_e2e
+from benchmarks import compare, compare_workers, explain_pages, live, playground_e2e
 from benchmarks.control_plane import ControlPlaneError
 from benchmarks.harness import NotSimulated, Result, not_simulated, run_workload
 from benchmarks.processes import machine_usage, stolen_usage
@@ -49,8 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "live":
         return _live(args)
     if args.command == "compare":
-        compare.run(args.nodes, args.bound, args.pending, say=lambda line: print(line, flush=True))
-        return 0
+        return _compare(args)
     if args.command == "compare-one":
         print(compare.figures_json(compare.run_one(args.variant, Path(args.objects))))
         return 0
@@ -120,6 +124,15 @@ def _parser() -> argparse.ArgumentParser:
     compare_parser.add_argument("--nodes", type=int, default=compare.DEFAULT_NODES)
     compare_parser.add_argument("--bound", type=int, default=compare.DEFAULT_BOUND)
     compare_parser.add_argument("--pending", type=int, default=compare.DEFAULT_PENDING)
+    compare_parser.add_argument(
+        "--workers",
+        action="store_true",
+        help="on the playground's Celery workers in production mode (DATABASE_URL and REDIS_URL"
+        " set): one worker for one variant, then two workers for two",
+    )
+    compare_parser.add_argument(
+        "--timeout", type=float, default=1800.0, help="seconds phase 1 may take (--workers)"
+    )
     compare_one = commands.add_parser("compare-one", help="run one comparison variant, print JSON")
     compare_one.add_argument("--variant", required=True, choices=sorted(compare.VARIANTS))
     compare_one.add_argument("objects", help="the cluster's JSON file")
@@ -185,6 +198,23 @@ def _live(args: argparse.Namespace) -> int:
         return 2
     print(report.text(), flush=True)
     return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    sizes = (args.nodes, args.bound, args.pending)
+    if not args.workers:
+        compare.run(*sizes, say=_say)
+        return 0
+    try:
+        compare_workers.run(*sizes, timeout=args.timeout, say=_say)
+    except playground_e2e.NotProductionMode as err:
+        print(err, file=sys.stderr)
+        return 2
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def _playground(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -481,7 +481,7 @@ def production_backends(environ: Mapping[str, str]) -> tuple[str, str]:
             urls.append(url)
             continue
         raise NotProductionMode(
-            f"{problem}: the end-to-end benchmark runs in production mode, on PostgreSQL and "
+            f"{problem}: this benchmark runs in production mode, on PostgreSQL and "
             "Redis (e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/playground "
             "REDIS_URL=redis://127.0.0.1:6379/0)"
         )
@@ -583,14 +583,17 @@ def _manage(env: Mapping[str, str], *args: str) -> None:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
 
 
-def _workers_answer(redis_url: str, prefix: str) -> Callable[[], bool]:
-    """Whether a scheduler worker and a binding worker answer a ping on this run's broker."""
+def _workers_answer(
+    redis_url: str, prefix: str, workers: Collection[str] = ("scheduler", "binding")
+) -> Callable[[], bool]:
+    """Whether every one of ``workers`` (node names before the ``@``: by default a scheduler
+    worker and a binding worker) answers a ping on this run's broker."""
     app = Celery("benchmark", broker=redis_url, set_as_current=False)
     app.conf.broker_transport_options = {"global_keyprefix": prefix}
 
     def answer() -> bool:
         names = {name for reply in app.control.ping(timeout=0.5) or [] for name in reply}
-        return {name.split("@")[0] for name in names} >= {"scheduler", "binding"}
+        return {name.split("@")[0] for name in names} >= set(workers)
 
     return answer
 
