@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,11 @@ class Setup:
 
 
 def run(
-    nodes: int, bound: int, pending: int, timeout: float = 1800.0, say: Callable = print
+    nodes: int,
+    bound: int,
+    pending: int,
+    timeout: float = 1800.0,
+    say: Callable[[str], None] = print,
 ) -> str:
     """Both setups on a fresh database; the report's text (``say`` hears each line)."""
     database_url, redis_url = production_backends(os.environ)
@@ -113,9 +118,10 @@ def run(
         workspace = _child(env, "prepare")
         setups = []
         for workers, variants in SETUPS:
-            setups.append(_setup(env, redis_url, prefix, workers, variants, workspace, objects))
-            lines += _setup_lines(setups[-1])
-            for line in _setup_lines(setups[-1]):
+            setup = _setup(env, redis_url, prefix, workers, variants, workspace, objects, timeout)
+            setups.append(setup)
+            for line in _setup_lines(setup):
+                lines.append(line)
                 say(line)
     one, two = setups
     lines.append(
@@ -135,13 +141,15 @@ def _setup(
     variants: tuple[str, ...],
     workspace: int,
     objects: Path,
+    timeout: float,
 ) -> Setup:
     """Starts the workers, runs a comparison of ``variants`` to the end of phase 1, stops them."""
     with started_processes(_worker_commands(workers), env) as processes:
         names = {f"compare-{n}" for n in range(1, workers + 1)}
         _wait(_workers_answer(redis_url, prefix, names), "the workers answer", processes)
         before = {name: tree_usage(p.pid).cpu_seconds for name, p in processes.items()}
-        measured = _child(env, "measure", str(workspace), str(objects), ",".join(variants))
+        arguments = (str(workspace), str(objects), ",".join(variants), str(timeout))
+        measured = _child(env, "measure", *arguments)
         cpu = [tree_usage(p.pid).cpu_seconds - before[name] for name, p in processes.items()]
     runs = [VariantRun(**variant) for variant in measured["variants"]]
     return Setup(workers, measured["seconds"], runs, [round(c, 1) for c in cpu])
@@ -184,7 +192,6 @@ def _child(env: Mapping[str, str], function: str, *args: str) -> Any:
 
 def prepare() -> int:
     """A user and a workspace whose scheduler lease someone else holds; the workspace's id."""
-    from datetime import timedelta
 
     from django.contrib.auth import get_user_model
     from django.utils import timezone
@@ -242,14 +249,15 @@ def measure(workspace: str, objects: str, variants: str, timeout: str = "1800") 
     return {"seconds": max(run["ended"] for run in measured), "variants": measured}
 
 
-def _variant_run(row: Any, created: Any) -> VariantRun:
+def _variant_run(row: Any, sent: datetime) -> VariantRun:
+    """A variant's row as a VariantRun, its times in seconds from ``sent``."""
     pods = (row.result or {}).get("measures", {}).get("pods", {})
     return VariantRun(
         name=row.name,
         state=row.state,
         worker=row.worker,
-        started=round((row.started - created).total_seconds(), 2) if row.started else 0.0,
-        ended=round((row.finished - created).total_seconds(), 2),
+        started=round((row.started - sent).total_seconds(), 2) if row.started else 0.0,
+        ended=round((row.finished - sent).total_seconds(), 2),
         scheduled=pods.get("scheduled", 0),
         pods=pods.get("total", 0),
     )

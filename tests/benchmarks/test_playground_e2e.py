@@ -24,7 +24,7 @@ REDIS = "redis://127.0.0.1:6379/0"
 
 needs_production = pytest.mark.skipif(
     not os.getenv("DATABASE_URL", "").startswith("postgres") or not os.getenv("REDIS_URL"),
-    reason="the end-to-end benchmark needs DATABASE_URL (PostgreSQL) and REDIS_URL",
+    reason="the production-mode benchmarks need DATABASE_URL (PostgreSQL) and REDIS_URL",
 )
 
 
