@@ -13,6 +13,11 @@ A failed gang is retried without pause, as upstream does, and would otherwise st
 of rows a minute; two, not one, because which member is left without room can change from
 one retry to the next, so a member may alternate between two outcomes.
 
+Each attempt records the configuration revision its scheduler runs (``configuration_revision``,
+set by the service whenever it builds one): the revision in use, not the latest saved, which
+the service may not have picked up yet. A rebuilt scheduler's attempts are never folded into
+the previous one's (``abandon_open``), so a row's repeats all ran under its revision.
+
 Writing can happen on a thread of its own (``background=True``, as the service runs): packing
 the traces and waiting for the database then overlap the next scheduling cycles instead of
 holding them up. Batches are written in the order they were flushed, so an attempt's row is
@@ -78,6 +83,8 @@ class AttemptRecorder:
 
     def __init__(self, workspace_id: int, background: bool = False) -> None:
         self.workspace_id = workspace_id
+        self.configuration_revision = SchedulingAttempt.DEFAULT_CONFIGURATION
+        """The revision the scheduler runs (``DEFAULT_CONFIGURATION``: none), for new rows."""
         self._writer = _Writer(self._write) if background else None
         self._pending: dict[str, list[Event]] = defaultdict(list)
         self._open: dict[str, _Attempt] = {}
@@ -146,7 +153,10 @@ class AttemptRecorder:
             if not victims and self._fold(attempt.uid, outcome):
                 self.last_repeated = attempt.pod
                 return
-            record = _Attempt(SchedulingAttempt(workspace_id=self.workspace_id), attempt.cycle)
+            row = SchedulingAttempt(
+                workspace_id=self.workspace_id, configuration_revision=self.configuration_revision
+            )
+            record = _Attempt(row, attempt.cycle)
             record.events, record.outcome = events, outcome
             _fill(record.row, attempt, victims)
         self._unsaved[id(record.row)] = record

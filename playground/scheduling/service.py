@@ -14,10 +14,11 @@ advances in ticks (``tick()``), each of which:
    every ``status_interval``, and at once after a command or when a tick finds nothing left
    to do after a busy one).
 
-Every attempt is stored with its full trace (see ``attempts``). Binding cycles run here up to
-PreBind; Bind and PostBind go to ``run_binding_cycles`` tasks (see ``binding``), one task for
-the pods that reached Bind in a stretch of at most ``binding_batch`` scheduling cycles (and at
-the end of every tick), so a burst of pods costs a few tasks and transactions, not one each.
+Every attempt is stored with its full trace and the revision the scheduler ran it under (see
+``attempts``). Binding cycles run here up to PreBind; Bind and PostBind go to
+``run_binding_cycles`` tasks (see ``binding``), one task for the pods that reached Bind in a
+stretch of at most ``binding_batch`` scheduling cycles (and at the end of every tick), so a
+burst of pods costs a few tasks and transactions, not one each.
 Time comes from the injected clock, so tests drive permit timeouts, backoff and lease expiry
 with a FakeClock.
 
@@ -89,7 +90,13 @@ from playground.scheduling.scheduler import (
     ServiceThreadExecutor,
 )
 from playground.scheduling.stops import StopController
-from playground.workspaces.models import Breakpoint, SchedulerCommand, SchedulerStatus, Workspace
+from playground.workspaces.models import (
+    Breakpoint,
+    SchedulerCommand,
+    SchedulerStatus,
+    SchedulingAttempt,
+    Workspace,
+)
 from playground.workspaces.services import SchedulerSettings, default_settings, revision_settings
 
 logger = logging.getLogger(__name__)
@@ -253,6 +260,7 @@ class SchedulerService:
         if settings is None:
             settings, revision = self._current_settings(workspace)
         self._replace_scheduler()
+        self.recorder.configuration_revision = revision or SchedulingAttempt.DEFAULT_CONFIGURATION
         if self.second is not None:
             cluster = self.second.cluster(self.recorder.add_victim)
         else:

@@ -172,7 +172,15 @@ class SchedulingAttempt(models.Model):
     so it goes on counting across configurations applied and scheduler takeovers. Identical
     attempts in a row are stored once, with how many there were (``repeats``) and when the
     first (``created``) and the last (``last_attempted``) were made.
+
+    ``configuration_revision`` is the configuration revision the scheduler ran the attempt
+    under, as the service knew it (a revision saved or even applied is run only once the
+    service rebuilds its scheduler with it): 0 for the default configuration (no revision),
+    null for attempts stored before it was recorded, whose revision pages can only guess.
     """
+
+    DEFAULT_CONFIGURATION = 0
+    """``configuration_revision`` of an attempt run under the default configuration."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="attempts")
     pod_key = models.CharField(max_length=507, db_index=True)
@@ -202,6 +210,12 @@ class SchedulingAttempt(models.Model):
     )
     last_attempted = models.DateTimeField(
         null=True, blank=True, help_text="When the last of the repeated attempts was made."
+    )
+    configuration_revision = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The configuration revision the scheduler ran the attempt under (0: the "
+        "default configuration; null: not recorded, an attempt stored before it was).",
     )
 
     class Meta:
