@@ -5,8 +5,9 @@ cluster's objects, the attempt as ``simulate`` reports it (with its trace events
 profile it ran under; for a pod still pending, where it is in the queue. A workspace keeps
 them in different places: the objects in ClusterObject rows (read as one consistent snapshot,
 as what-if reads them), the attempt in SchedulingAttempt and its AttemptTrace, the revision
-it ran under in the configuration history, and the queue as the scheduler service last
-published it (SchedulerStatus). This module is the one place that puts them together.
+it ran under (the one it recorded) in the configuration history, and the queue as the
+scheduler service last published it (SchedulerStatus). This module is the one place that puts
+them together.
 
 Preemption is explained against the cluster as the attempt saw it: the victims it evicted
 are gone from the workspace since, so their manifests come back from the change log, and
@@ -139,9 +140,9 @@ def attempt_document(
 
 
 def attempt_settings(attempt: SchedulingAttempt) -> tuple[Any, FeatureGates]:
-    """The defaulted configuration and the feature gates the attempt ran under (its revision:
-    the latest made before it); ValueError naming the revision when it is not valid any more
-    (an engine upgrade)."""
+    """The defaulted configuration and the feature gates the attempt ran under (the revision
+    it recorded; for an old attempt that recorded none, the latest made before it); ValueError
+    naming the revision when it is not valid any more (an engine upgrade)."""
     base = attempt_configuration(attempt)
     checked = checked_configuration(base.text, base.feature_gates)
     if checked.cfg is None or checked.problems:

@@ -24,7 +24,6 @@ from playground.front.reweight import (
 )
 from playground.front.reweighted_profile import (
     BaseConfiguration,
-    attempt_configuration,
     configured_weights,
     weights_that_differ,
 )
@@ -88,17 +87,18 @@ class ReweightPanel:
 
 def reweight_panel(
     attempt: SchedulingAttempt,
+    base: BaseConfiguration,
     scores: ScoreTable,
     query: Mapping[str, str],
     problems: list[str] = (),
 ) -> ReweightPanel | None:
-    """The panel for ``attempt`` under the query's weights; None when its Score recorded
-    nothing to reweight. ``problems`` are the Compare button's, when it was refused."""
+    """The panel for ``attempt``, which ran under ``base`` (``attempt_configuration``), under
+    the query's weights; None when its Score recorded nothing to reweight. ``problems`` are
+    the Compare button's, when it was refused."""
     recorded = recorded_scores(scores, attempt.final_scores, attempt.node)
     if recorded is None:
         return None
     weights, weight_problems = read_weights(query, recorded)
-    base = attempt_configuration(attempt)
     configured = configured_weights(base, attempt.profile)
     return ReweightPanel(
         recorded=recorded,

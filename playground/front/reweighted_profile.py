@@ -6,10 +6,13 @@ effective list with every default disabled, ``profile_form``'s ``weights:score``
 the editor checks; everything else stays as it was. The Compare page takes it as
 ``/w/<slug>/compare/?profile=<YAML>&name=<label>`` (the contract between the two pages).
 
-Attempts do not store the revision they ran with: it is the workspace's latest revision made
-before the attempt (the default configuration if none was). A revision applied while the
-attempt was under way would be taken for the one it ran with; the page says which revision it
-starts from, and names the Score weights where that revision and the trace disagree.
+The configuration an attempt ran with is the revision it recorded (the one its scheduler ran,
+``SchedulingAttempt.configuration_revision``). Attempts stored before revisions were recorded
+(and one whose revision was deleted since) only allow a guess: the workspace's latest revision
+made before the attempt (the default configuration if none was), wrong when a revision was
+applied while the attempt was under way or the scheduler had not picked it up yet. The page
+says which revision it starts from and whether it was guessed, and names the Score weights
+where that revision and the trace disagree.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class BaseConfiguration:
     text: str
     feature_gates: str = ""
     revision: int | None = None
+    recorded: bool = True
+    """False: the attempt recorded no revision, this one is the guess (see above)."""
 
     @property
     def label(self) -> str:
@@ -48,15 +53,18 @@ class BaseConfiguration:
 
 
 def attempt_configuration(attempt: SchedulingAttempt) -> BaseConfiguration:
-    """The workspace's latest revision made before the attempt."""
-    found = (
-        attempt.workspace.configurations.filter(created__lte=attempt.created)
-        .order_by("-revision")
-        .first()
-    )
-    if found is None:
+    """The revision the attempt recorded, else the workspace's latest made before it."""
+    revisions = attempt.workspace.configurations
+    number = attempt.configuration_revision
+    if number == SchedulingAttempt.DEFAULT_CONFIGURATION:
         return BaseConfiguration(MINIMAL_CONFIGURATION)
-    return BaseConfiguration(found.text, found.feature_gates, found.revision)
+    found = revisions.filter(revision=number).first() if number is not None else None
+    if found is not None:
+        return BaseConfiguration(found.text, found.feature_gates, found.revision)
+    guess = revisions.filter(created__lte=attempt.created).order_by("-revision").first()
+    if guess is None:
+        return BaseConfiguration(MINIMAL_CONFIGURATION, recorded=False)
+    return BaseConfiguration(guess.text, guess.feature_gates, guess.revision, recorded=False)
 
 
 def score_weights(base: BaseConfiguration, profile_name: str) -> dict[str, int]:

@@ -21,6 +21,7 @@ from playground.front.pages import render_page
 from playground.front.pod_states import pod_states
 from playground.front.preemption_panel import POST_FILTER
 from playground.front.reweight_panel import reweight_panel
+from playground.front.reweighted_profile import attempt_configuration
 from playground.front.stop_section import render_stop_section, stored_stop
 from playground.workspaces.models import AttemptTrace, ClusterObject, SchedulingAttempt, Workspace
 
@@ -80,11 +81,15 @@ def attempt_page(
     problems: list[str] = (),
     status: int = 200,
 ) -> HttpResponse:
-    """The attempt's page (its trace's fragment for htmx), with the Reweight panel under the
-    query's weights; ``problems`` are the Compare button's when it was refused."""
+    """The attempt's page (its trace's fragment for htmx): the revision it ran under, and the
+    Reweight panel under the query's weights; ``problems`` are the Compare button's when it
+    was refused."""
     context = {"workspace": workspace, "section": "pods", **tables}
-    if not getattr(request, "htmx", None) and tables["has_trace"]:
-        context["reweight"] = reweight_panel(attempt, tables["scores"], request.GET, problems)
+    if not getattr(request, "htmx", None):
+        base = context["configuration"] = attempt_configuration(attempt)
+        if tables["has_trace"]:
+            scores = tables["scores"]
+            context["reweight"] = reweight_panel(attempt, base, scores, request.GET, problems)
     if any(point.event.get("point") == POST_FILTER for point in tables.get("points", ())):
         args = [workspace.slug, attempt.pod_uid, attempt.number]
         context["preemption_url"] = reverse("attempt-preemption", args=args)

@@ -22,11 +22,13 @@ PAGE = "/w/lab/pods/web-uid/attempts/1/"
 COMPARE = PAGE + "reweighted-profile/"
 
 
-def stored_attempt(workspace, run) -> SchedulingAttempt:
-    """The run's attempt as the web pod's (uid web-uid) attempt 1, with its trace."""
+def stored_attempt(workspace, run, revision: int | None = None) -> SchedulingAttempt:
+    """The run's attempt as the web pod's (uid web-uid) attempt 1, with its trace, run under
+    ``revision`` (0: the default configuration; None: not recorded, an old attempt)."""
     engine = run["attempt"]
     attempt = SchedulingAttempt.objects.create(
         workspace=workspace,
+        configuration_revision=revision,
         pod_key=engine.pod,
         pod_uid="web-uid",
         profile=engine.profile,
@@ -40,16 +42,20 @@ def stored_attempt(workspace, run) -> SchedulingAttempt:
     return attempt
 
 
+def made_before_the_attempt(workspace, revision: int, text: str = CONFIG) -> None:
+    row = SchedulerConfiguration.objects.create(workspace=workspace, revision=revision, text=text)
+    earlier = row.created - datetime.timedelta(seconds=1)
+    SchedulerConfiguration.objects.filter(pk=row.pk).update(created=earlier)
+
+
 @pytest.fixture
 def web_attempt(workspace):
-    """The scenario's configuration as revision 1 (made before the attempt), the web pod and
-    its real attempt: node-a wins at weights 1 and 1."""
-    revision = SchedulerConfiguration.objects.create(workspace=workspace, revision=1, text=CONFIG)
-    earlier = revision.created - datetime.timedelta(seconds=1)
-    SchedulerConfiguration.objects.filter(pk=revision.pk).update(created=earlier)
+    """The scenario's configuration as revision 1, the web pod and its real attempt under it:
+    node-a wins at weights 1 and 1."""
+    made_before_the_attempt(workspace, 1)
     run = scheduled_web()
     store(workspace, pod("web", nodeName=run["attempt"].node))
-    return stored_attempt(workspace, run)
+    return stored_attempt(workspace, run, revision=1)
 
 
 def ranking(content: str) -> list[list[str]]:
@@ -69,7 +75,8 @@ def test_the_panel_starts_at_the_weights_the_attempt_ran_with(logged_in, web_att
     assert 'name="weight.NodeResourcesFit" value="1"' in content
     assert "With these weights node-a still wins, with 152." in content
     assert ranking(content) == [["node-a ★", "152", "152", "1"], ["node-b", "93", "93", "2"]]
-    assert "revision 1 (the workspace's configuration when this attempt was made)" in content
+    assert "revision 1 (the one this attempt ran under)" in content
+    assert 'Ran under <a href="/w/lab/profile/?revision=1">revision 1</a>' in content
     # InterPodAffinity and others skip at PreScore, where multiPoint still runs them; they are
     # not Score plugins of this profile, so they are not said to score nothing.
     assert "scored nothing for this pod" not in content
@@ -130,8 +137,48 @@ def test_a_revision_with_other_weights_is_pointed_out(logged_in, web_attempt):
         text=CONFIG.replace("NodeResourcesFit, weight: 1", "NodeResourcesFit, weight: 4")
     )
     content = logged_in.get(PAGE).content.decode()
-    assert "its weights of NodeResourcesFit are not the ones this attempt ran with" in content
+    assert "its weights of NodeResourcesFit are not the ones this attempt ran with." in content
     assert 'name="weight.NodeResourcesFit" value="1"' in content, "the trace's weights lead"
+
+
+def test_the_recorded_revision_is_the_base_not_one_saved_before_the_attempt(
+    logged_in, workspace, web_attempt
+):
+    # Revision 2 was saved before the attempt, but the scheduler had not picked it up.
+    four = CONFIG.replace("NodeResourcesFit, weight: 1", "NodeResourcesFit, weight: 4")
+    made_before_the_attempt(workspace, 2, four)
+    content = logged_in.get(PAGE).content.decode()
+    assert "revision 1 (the one this attempt ran under)" in content
+    assert "are not the ones this attempt ran with" not in content
+
+    response = logged_in.get(COMPARE, {"weight.NodeAffinity": "2"})
+    text = parse_qs(urlsplit(response["Location"]).query)["profile"][0]
+    assert dict(check_configuration(text).profiles[0].points["score"]) == {
+        "NodeAffinity": 2,
+        "NodeResourcesFit": 1,
+    }
+
+
+def test_an_old_attempt_says_its_revision_is_a_guess(logged_in, workspace):
+    """An attempt stored before attempts recorded their revision (null): the workspace's
+    latest revision made before it, and the page says so."""
+    made_before_the_attempt(workspace, 1)
+    run = scheduled_web()
+    store(workspace, pod("web", nodeName=run["attempt"].node))
+    stored_attempt(workspace, run, revision=None)
+    SchedulerConfiguration.objects.filter(revision=1).update(
+        text=CONFIG.replace("NodeResourcesFit, weight: 1", "NodeResourcesFit, weight: 4")
+    )
+    content = logged_in.get(PAGE).content.decode()
+    assert (
+        "revision 1 (the workspace's latest made before this attempt, which recorded no "
+        "revision)" in content
+    )
+    assert "as far as can be told: this attempt was stored before attempts recorded" in content
+    assert (
+        "its weights of NodeResourcesFit are not the ones this attempt ran with, so the "
+        "attempt may have run with another revision" in content
+    )
 
 
 def test_an_attempt_without_scores_has_no_panel_and_no_profile(logged_in, workspace):
@@ -156,12 +203,13 @@ def test_under_the_default_profile_plugins_skipped_at_pre_score_keep_their_weigh
     logged_in, workspace
 ):
     run = attempt_of_web()  # the default configuration, no revision: kube-scheduler's defaults
-    stored_attempt(workspace, run)
+    stored_attempt(workspace, run, revision=SchedulingAttempt.DEFAULT_CONFIGURATION)
     content = logged_in.get(PAGE).content.decode()
     assert "InterPodAffinity" in content.split("scored nothing for this pod")[0].rsplit("<p", 1)[1]
     assert 'name="weight.TaintToleration" value="3"' in content
     assert 'name="weight.InterPodAffinity"' not in content
-    assert "the default configuration (the workspace's configuration when" in content
+    assert "the default configuration (the one this attempt ran under)" in content
+    assert "Ran under the default configuration (no revision)." in content
 
     response = logged_in.get(COMPARE, {"weight.TaintToleration": "0", "weight.ImageLocality": "9"})
     text = parse_qs(urlsplit(response["Location"]).query)["profile"][0]

@@ -105,21 +105,52 @@ def test_weights_that_differ_from_the_trace_are_named():
     assert weights_that_differ({}, recorded) == ["NodeAffinity", "NodeResourcesFit"]
 
 
-def test_the_attempt_ran_with_the_latest_revision_made_before_it(workspace):
-    attempt = SchedulingAttempt.objects.create(workspace=workspace, pod_key="default/web")
-    assert attempt_configuration(attempt) == BaseConfiguration(MINIMAL_CONFIGURATION)
-    before = attempt.created - datetime.timedelta(minutes=1)
-    for revision, created in (
-        (1, before),
-        (2, before),
-        (3, attempt.created + datetime.timedelta(1)),
-    ):
+def revisions(workspace, made_at: dict[int, datetime.datetime]) -> None:
+    """Revisions of CONFIG made at the times given, their text starting with # <revision>."""
+    for revision, created in made_at.items():
         row = SchedulerConfiguration.objects.create(
             workspace=workspace, revision=revision, text=f"# {revision}\n{CONFIG}"
         )
         SchedulerConfiguration.objects.filter(pk=row.pk).update(created=created)
-    assert attempt_configuration(attempt).revision == 2
-    assert attempt_configuration(attempt).text.startswith("# 2\n")
+
+
+def test_an_attempt_ran_with_the_revision_it_recorded(workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", configuration_revision=1
+    )
+    revisions(workspace, {1: attempt.created, 2: attempt.created})  # 2: not picked up yet
+    base = attempt_configuration(attempt)
+    assert (base.revision, base.recorded, base.label) == (1, True, "revision 1")
+    assert base.text.startswith("# 1\n")
+
+
+def test_an_attempt_under_the_default_configuration_ran_with_it_whatever_was_saved(workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", configuration_revision=0
+    )
+    revisions(workspace, {1: attempt.created - datetime.timedelta(minutes=1)})
+    assert attempt_configuration(attempt) == BaseConfiguration(MINIMAL_CONFIGURATION)
+
+
+def test_an_old_attempt_is_taken_to_run_with_the_latest_revision_made_before_it(workspace):
+    attempt = SchedulingAttempt.objects.create(workspace=workspace, pod_key="default/web")
+    assert attempt.configuration_revision is None, "stored before attempts recorded it"
+    guessed = BaseConfiguration(MINIMAL_CONFIGURATION, recorded=False)
+    assert attempt_configuration(attempt) == guessed
+    before = attempt.created - datetime.timedelta(minutes=1)
+    revisions(workspace, {1: before, 2: before, 3: attempt.created + datetime.timedelta(1)})
+    base = attempt_configuration(attempt)
+    assert (base.revision, base.recorded) == (2, False)
+    assert base.text.startswith("# 2\n")
+
+
+def test_a_recorded_revision_deleted_since_is_guessed_as_an_old_attempts(workspace):
+    attempt = SchedulingAttempt.objects.create(
+        workspace=workspace, pod_key="default/web", configuration_revision=5
+    )
+    revisions(workspace, {1: attempt.created - datetime.timedelta(minutes=1)})
+    base = attempt_configuration(attempt)
+    assert (base.revision, base.recorded) == (1, False)
 
 
 def test_the_compare_url_carries_the_yaml_and_a_label(workspace):

@@ -14,6 +14,7 @@ import pytest
 
 from playground.front import preemption_panel, why_pending
 from playground.workspaces.models import ClusterObject, SchedulerStatus, SchedulingAttempt
+from playground.workspaces.services import add_configuration_revision
 from tests.playground.front.explain_scenario import preempting_objects, stuck_objects
 from tests.playground.scheduling.conftest import (  # noqa: F401 (fixtures)
     binding_tasks,
@@ -251,3 +252,46 @@ def test_a_deleted_pods_preemption_is_explained_from_the_change_log(htmx, preemp
     cluster.delete(cluster.get("Pod", "urgent", "default"))
     content = htmx.get("/w/lab/pods/uid-urgent/attempts/1/preemption/").content.decode()
     assert '<strong data-testid="nominated-node">node-b</strong>' in content
+
+
+WITHOUT_FIT = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    filter:
+      disabled:
+      - {name: NodeResourcesFit}
+"""
+
+
+def test_the_attempt_is_explained_under_the_revision_it_ran_not_one_saved_after_its_start(
+    htmx,
+    workspace,
+    cluster,
+    make_service,  # noqa: F811 (the fixtures imported above)
+    binding_tasks,  # noqa: F811
+):
+    """A revision saved (or applied) while the scheduler still runs the old one is not the
+    attempt's: here the scheduler ran the defaults, where NodeResourcesFit rejected node-a."""
+    objects = stuck_objects()
+    for manifest in objects[:-1]:
+        cluster.add(manifest)
+    service = make_service()
+    assert service.start()
+    settle(service, binding_tasks)
+    _, problems = add_configuration_revision(workspace, WITHOUT_FIT)
+    assert not problems
+    cluster.add(objects[-1])  # the big pod, tried before the service picks revision 1 up
+    settle(service, binding_tasks)
+
+    attempt = SchedulingAttempt.objects.get(pod_key="default/big")
+    assert attempt.configuration_revision == SchedulingAttempt.DEFAULT_CONFIGURATION
+    item = closest_item(panel(htmx), "node-a")
+    assert "NodeResourcesFit" in item and "needs 1.5 CPU more: 2.5 free of 4" in item
+
+    # Were it an old attempt, its revision would be guessed: revision 1, without the plugin.
+    SchedulingAttempt.objects.filter(pk=attempt.pk).update(configuration_revision=None)
+    why_pending._ANSWERS.clear()
+    assert 'data-node="node-a"' not in panel(htmx), "no plugin rejects node-a under it"
