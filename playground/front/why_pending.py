@@ -90,7 +90,7 @@ def explanation(workspace: Workspace, row: ClusterObject, now: float) -> dict[st
     place = (queue["state"], tuple(queue["gates"])) if queue else None
     key = (workspace.pk, row.uid, latest.pk if latest else None, cluster_revision(workspace), place)
     explained = _ANSWERS.get_or_compute(
-        key, lambda: _explain(pending_inputs(workspace, row, board, published, latest), now)
+        key, lambda: _explain(_inputs(workspace, row, board, published, latest), now)
     )
     if queue and explained.get("nextTry"):
         explained = {**explained, "nextTry": {**explained["nextTry"], "at": queue["nextTryAt"]}}
@@ -117,6 +117,15 @@ def panel_of(explained: dict[str, Any], now: float) -> WhyPending:
         more_closest=max(0, len(explained.get("closest") or ()) - MAX_CLOSEST),
         next_try=next_try,
     )
+
+
+def _inputs(workspace: Workspace, row: ClusterObject, *rest: Any) -> ExplainInputs:
+    """``pending_inputs``; the revision the attempt ran under may not be valid any more (an
+    engine upgrade), which the panel says instead of failing."""
+    try:
+        return pending_inputs(workspace, row, *rest)
+    except ValueError as err:
+        raise ExplainUnavailable(str(err)) from err
 
 
 def _explain(inputs: ExplainInputs, now: float) -> dict[str, Any]:

@@ -13,7 +13,12 @@ import re
 import pytest
 
 from playground.front import preemption_panel, why_pending
-from playground.workspaces.models import ClusterObject, SchedulerStatus, SchedulingAttempt
+from playground.workspaces.models import (
+    ClusterObject,
+    SchedulerConfiguration,
+    SchedulerStatus,
+    SchedulingAttempt,
+)
 from playground.workspaces.services import add_configuration_revision
 from tests.playground.front.explain_scenario import preempting_objects, stuck_objects
 from tests.playground.scheduling.conftest import (  # noqa: F401 (fixtures)
@@ -295,3 +300,21 @@ def test_the_attempt_is_explained_under_the_revision_it_ran_not_one_saved_after_
     SchedulingAttempt.objects.filter(pk=attempt.pk).update(configuration_revision=None)
     why_pending._ANSWERS.clear()
     assert 'data-node="node-a"' not in panel(htmx), "no plugin rejects node-a under it"
+
+
+def test_an_attempt_whose_revision_is_not_valid_any_more_is_not_explained_and_says_why(
+    htmx, stuck, workspace
+):
+    """A stored revision the engine refuses now (here written past the editor's check) makes
+    the panel say so, naming the revision, rather than fail the request."""
+    broken = SchedulerConfiguration.objects.create(
+        workspace=workspace,
+        revision=7,
+        text="apiVersion: kubescheduler.config.k8s.io/v1\nkind: Nope\n",
+    )
+    SchedulingAttempt.objects.filter(pod_key="default/big").update(
+        configuration_revision=broken.revision
+    )
+    why_pending._ANSWERS.clear()
+    content = panel(htmx)
+    assert "revision 7" in content and "not valid any more" in content
