@@ -55,6 +55,24 @@ CSRF_TRUSTED_ORIGINS = envlist(
     "CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000"
 )
 
+# Served over HTTPS (PLAYGROUND_HTTPS=true): plain HTTP is redirected, browsers are told to
+# come back over HTTPS only (HSTS), and the session and CSRF cookies travel over HTTPS only;
+# `manage.py check --deploy` is then clean. Behind a proxy that terminates TLS, also set
+# PLAYGROUND_TRUST_X_FORWARDED_PROTO=true so its X-Forwarded-Proto says which requests came
+# over HTTPS (only behind a proxy that sets the header on every request: clients could forge
+# it otherwise). The probes stay on plain HTTP (kubelet sends them so): docs/operations.md.
+HTTPS = envbool("PLAYGROUND_HTTPS")
+if HTTPS:
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^(healthz|livez|readyz)(/|$)"]
+    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "True")
+    SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "True")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+if envbool("PLAYGROUND_TRUST_X_FORWARDED_PROTO"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -71,10 +89,14 @@ INSTALLED_APPS = [
     "playground.front",
     "playground.clusters",
     "playground.compare",
+    "playground.health",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # /healthz, /livez, /readyz: answered before ALLOWED_HOSTS is checked (kubelet's probes
+    # name the pod's IP as their host), without a login (playground.health.middleware).
+    "playground.health.middleware.HealthMiddleware",
     # Serves static/ from the web process (daphne has no static file server); in production
     # from STATIC_ROOT after `manage.py collectstatic`, with DEBUG from the source folders.
     "whitenoise.middleware.WhiteNoiseMiddleware",
