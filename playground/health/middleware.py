@@ -14,7 +14,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 
 from playground.health import healthz
-from playground.health.web_checks import ENDPOINTS
+from playground.health.web_checks import endpoints
 
 
 class HealthMiddleware:
@@ -23,7 +23,7 @@ class HealthMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         endpoint, _, name = request.path.strip("/").partition("/")
-        checks = ENDPOINTS.get(endpoint)
+        checks = endpoints().get(endpoint)
         if checks is None or request.path.endswith("/"):
             return self.get_response(request)
         if not name:

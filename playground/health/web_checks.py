@@ -9,18 +9,28 @@
   production, the in-memory layer in the embedded mode), without which no page works.
 - ``/healthz`` (deprecated upstream, kept for probes written for it): the same as ``/livez``, as
   kube-scheduler's carries only what a restart mends (its leader election's renewals).
+
+In the embedded mode the web process is also the scheduler worker, and its endpoints carry
+kube-scheduler's ``leaderElection`` where kube-scheduler does (``/healthz`` and ``/readyz``):
+every scheduler lease this process holds was renewed within the lease's duration plus 20
+seconds (``worker_checks``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 import uuid
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import connection
 
 from playground.health.healthz import HealthCheck
+from playground.health.worker_checks import default_max_age, lease_check
+from playground.workspaces.models import SchedulerLease
 
 CHANNEL_LAYER_TIMEOUT = 2.0
 """Seconds the channel layer's round trip may take (probes' own timeout: give them 5)."""
@@ -61,9 +71,15 @@ async def _round_trip(layer: object) -> None:
 
 
 PING = HealthCheck("ping", ping)
-ENDPOINTS: dict[str, list[HealthCheck]] = {
-    "healthz": [PING],
-    "livez": [PING],
-    "readyz": [HealthCheck("database", database), HealthCheck("channel-layer", channel_layer)],
-}
-"""The checks of each endpoint, in the order ``?verbose`` lists them."""
+READINESS = [HealthCheck("database", database), HealthCheck("channel-layer", channel_layer)]
+
+
+def endpoints() -> dict[str, list[HealthCheck]]:
+    """The checks of each endpoint, in the order ``?verbose`` lists them."""
+    if not settings.EMBEDDED_WORKER:
+        return {"healthz": [PING], "livez": [PING], "readyz": READINESS}
+    this_process = f"{socket.gethostname()}:{os.getpid()}:"
+    election = HealthCheck(
+        "leaderElection", lease_check(SchedulerLease, "workspace", this_process, default_max_age())
+    )
+    return {"healthz": [election], "livez": [PING], "readyz": [election, *READINESS]}

@@ -4,14 +4,19 @@ opened), and /readyz healthy again once they are back."""
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.db import connections
 from django.test import Client, override_settings
+from django.utils import timezone
 
+from playground.scheduling import lease
 from tests.browser.server import free_port
 
 PROBE_HOST = "10.244.1.7:8000"
@@ -19,7 +24,10 @@ PROBE_HOST = "10.244.1.7:8000"
 
 
 @pytest.fixture
-def probe() -> Client:
+def probe(settings) -> Client:
+    """A probe's client, to a web process apart from the workers (production's processes; the
+    embedded mode's extra check has its own tests below)."""
+    settings.EMBEDDED_WORKER = False
     return Client(HTTP_HOST=PROBE_HOST)
 
 
@@ -121,3 +129,29 @@ def test_the_answers_need_no_login_and_no_session(probe):
     response = probe.get("/livez")
     assert response.status_code == 200
     assert not response.cookies
+
+
+HERE = f"{socket.gethostname()}:{os.getpid()}:task-1"
+"""A scheduler lease holder in this process: the embedded worker's services are named so."""
+
+
+@pytest.mark.django_db
+def test_embedded_the_web_process_checks_its_schedulers_leases_as_kube_scheduler(
+    probe, settings, workspace
+):
+    settings.EMBEDDED_WORKER = True
+    then = timezone.now() - timedelta(seconds=3)
+    generation = lease.acquire(workspace.pk, HERE, then, settings.SCHEDULER_LEASE_SECONDS)
+    assert probe.get("/healthz?verbose").content.decode() == (
+        "[+]leaderElection ok\nhealthz check passed\n"
+    )
+    assert probe.get("/readyz?verbose").content.decode() == (
+        "[+]leaderElection ok\n[+]database ok\n[+]channel-layer ok\nreadyz check passed\n"
+    )
+    long_ago = timezone.now() - timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS + 21)
+    assert lease.renew(workspace.pk, HERE, generation, long_ago, settings.SCHEDULER_LEASE_SECONDS)
+    assert probe.get("/healthz").content.decode() == (
+        "[-]leaderElection failed: reason withheld\nhealthz check failed\n"
+    )
+    assert probe.get("/readyz").status_code == 503
+    assert probe.get("/livez").status_code == 200
