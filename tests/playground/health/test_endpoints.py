@@ -155,3 +155,21 @@ def test_embedded_the_web_process_checks_its_schedulers_leases_as_kube_scheduler
     )
     assert probe.get("/readyz").status_code == 503
     assert probe.get("/livez").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_dropped_fails_one_probe_and_the_next_reconnects(probe):
+    connection = connections["default"]
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL drops connections; a SQLite file has none to drop")
+    import psycopg
+
+    assert probe.get("/readyz").status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    params = connection.get_connection_params()
+    with psycopg.connect(**params, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    assert probe.get("/readyz").status_code == 503
+    assert probe.get("/readyz").status_code == 200
