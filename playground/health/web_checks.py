@@ -26,8 +26,8 @@ import uuid
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import connection
 
+from playground.health.database_check import database
 from playground.health.healthz import HealthCheck
 from playground.health.worker_checks import default_max_age, lease_check
 from playground.workspaces.models import SchedulerLease
@@ -38,18 +38,6 @@ CHANNEL_LAYER_TIMEOUT = 2.0
 
 def ping() -> None:
     """Passes: answering is the check (upstream's PingHealthz)."""
-
-
-def database() -> None:
-    """A query on the request thread's connection; a broken one is dropped, so the next check
-    connects again and the endpoint turns healthy as soon as the database is back."""
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-    except Exception:
-        connection.close_if_unusable_or_obsolete()
-        raise
 
 
 def channel_layer() -> None:

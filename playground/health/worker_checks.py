@@ -23,10 +23,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import models
 from django.utils import timezone
 
 from playground.clusters.models import MirrorLease
+from playground.health.database_check import database
 from playground.health.healthz import HealthCheck
 from playground.workspaces.models import SchedulerLease
 
@@ -37,11 +38,6 @@ RENEWAL_TOLERANCE = 20.0
 
 def default_max_age() -> float:
     return float(settings.SCHEDULER_LEASE_SECONDS) + RENEWAL_TOLERANCE
-
-
-def database() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
 
 
 def stale_leases(
