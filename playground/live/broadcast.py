@@ -54,6 +54,7 @@ import hashlib
 import logging
 import re
 import threading
+import weakref
 from concurrent.futures import Future
 from typing import Any
 
@@ -70,6 +71,10 @@ SERVICE_STATE = "service.state"
 TRACE_FOLLOWED = "trace.followed"
 DEBUG_STOP = "debug.stop"
 
+SENDS_AT_ONCE = 32
+"""Sends one event loop runs at the same time. Each holds one of channels_redis's pooled Redis
+connections while it runs, and redis-py's pool refuses more than 100 (MaxConnectionsError: the
+message is lost), so the rest of a burst waits its turn, in the order it was sent."""
 CHANNEL_LOOPS_KEPT = 1000
 """In-memory channels whose loop is remembered, the most recently seen (pages come and go)."""
 
@@ -177,9 +182,7 @@ def send(group: str, message: dict[str, Any]) -> Future | None:
     if layer is None:
         return None
     loop = _consumers_loop(layer, group) or _sender.loop()
-    return _reported(
-        asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop), group, message
-    )
+    return _reported(_run_on(loop, layer.group_send(group, message)), group, message)
 
 
 def _reported(send: Future, to: str, message: dict[str, Any]) -> Future:
@@ -200,9 +203,17 @@ def send_to_channel(channel: str, message: dict[str, Any]) -> Future | None:
     if layer is None:
         return None
     loop = _loop_of(layer, [channel]) or _sender.loop()
-    return _reported(
-        asyncio.run_coroutine_threadsafe(layer.send(channel, message), loop), channel, message
-    )
+    return _reported(_run_on(loop, layer.send(channel, message)), channel, message)
+
+
+def _run_on(loop: asyncio.AbstractEventLoop, sending: Any) -> Future:
+    """Runs the ``sending`` coroutine on ``loop`` once one of its SENDS_AT_ONCE turns is free."""
+    return asyncio.run_coroutine_threadsafe(_in_turn(sending), loop)
+
+
+async def _in_turn(sending: Any) -> Any:
+    async with _sender.turns(asyncio.get_running_loop()):
+        return await sending
 
 
 def _consumers_loop(layer: Any, group: str) -> asyncio.AbstractEventLoop | None:
@@ -244,6 +255,16 @@ class _Sender:
         self._lock = threading.Lock()
         self.channel_loops: dict[str, asyncio.AbstractEventLoop] = {}
         """The loop each in-memory channel was last seen waiting on (see _consumers_loop)."""
+        self._turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def turns(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
+        """The loop's turns to send (a semaphore belongs to one loop); called on that loop."""
+        turns = self._turns.get(loop)
+        if turns is None:
+            turns = self._turns[loop] = asyncio.Semaphore(SENDS_AT_ONCE)
+        return turns
 
     def loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
