@@ -302,6 +302,10 @@ class Metrics:
         """Reads gauge ``name`` from ``source`` from now on (the latest source wins)."""
         self._sources[name] = source
 
+    def sourced_gauges(self) -> list[str]:
+        """The gauges read from a source (an exporter copies them out from time to time)."""
+        return list(self._sources)
+
     def histogram(self, name: str, **labels: str) -> Histogram | None:
         """The histogram with exactly these labels, None if nothing was observed."""
         return self._histograms.get(name, {}).get(_labels(labels))

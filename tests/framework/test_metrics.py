@@ -145,7 +145,7 @@ def test_preemption_counts_attempts_and_victims():
 
 
 def test_plugin_durations_are_recorded_only_in_sampled_cycles(monkeypatch):
-    monkeypatch.setattr(metrics_recorder, "should_record_plugin_metrics", lambda: False)
+    monkeypatch.setattr("framework.runtime.framework.should_record_plugin_metrics", lambda: False)
     monkeypatch.setattr(
         "framework.scheduler.schedule_one.should_record_plugin_metrics", lambda: False
     )

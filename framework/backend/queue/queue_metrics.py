@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from framework.metrics import (
     PENDING_PODS,
@@ -20,8 +20,17 @@ from framework.metrics import (
 )
 
 if TYPE_CHECKING:
-    from framework.backend.queue.scheduling_queue import QueueListing
     from framework.interface.types import QueuedPodInfo
+
+
+class QueueListing(Protocol):
+    """The queue's pods by where they wait (scheduling_queue.QueueListing)."""
+
+    active: list[QueuedPodInfo]
+    backoff: list[QueuedPodInfo]
+    unschedulable: list[QueuedPodInfo]
+    gated: list[QueuedPodInfo]
+
 
 # The ``queue`` label values (upstream's queue names in its metrics).
 ACTIVE = "active"
