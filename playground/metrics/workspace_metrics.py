@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 
+from prometheus_client import Histogram
+
 from framework.metrics import Labels, Metrics
 from playground.metrics.families import SCHEDULER, WORKSPACE
 
@@ -37,8 +39,10 @@ class WorkspaceMetrics(Metrics):
     def observe(self, name: str, value: float, times: int = 1, **labels: str) -> None:
         super().observe(name, value, times, **labels)
         child = SCHEDULER[name].labels(**labels, **{WORKSPACE: self.workspace})
-        for _ in range(times):
+        if times == 1:
             child.observe(value)
+        else:
+            _observe_times(child, value, times)
 
     def publish_gauges(self, force: bool = False) -> None:
         """Copies the gauges read from the queue; label sets that went away are set to 0."""
@@ -61,3 +65,14 @@ class WorkspaceMetrics(Metrics):
         for key, value in values.items():
             family.labels(**dict(key), **{WORKSPACE: self.workspace}).set(value)
         self._published[name] = set(values)
+
+
+def _observe_times(child: Histogram, value: float, times: int) -> None:
+    """``times`` observations of ``value`` at the cost of one (a plugin's batch form over
+    thousands of nodes counts as that many calls). prometheus-client has no such call: this
+    does what its ``Histogram.observe`` does (pinned 0.26.0), with ``times`` for 1."""
+    child._sum.inc(value * times)
+    for bucket, bound in zip(child._buckets, child._upper_bounds, strict=True):
+        if value <= bound:
+            bucket.inc(times)
+            return

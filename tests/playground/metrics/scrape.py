@@ -5,6 +5,8 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 
 Sample = tuple[str, frozenset[tuple[str, str]]]
+TOKEN = "s3cret-scrape-token"
+"""METRICS_TOKEN in the tests (tests/playground/metrics/conftest.py sets it)."""
 
 
 def samples(text: str) -> dict[Sample, float]:

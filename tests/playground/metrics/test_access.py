@@ -5,14 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
+from tests.playground.metrics.scrape import TOKEN
+
 pytestmark = pytest.mark.django_db
-
-TOKEN = "s3cret-scrape-token"
-
-
-@pytest.fixture(autouse=True)
-def token(settings):
-    settings.METRICS_TOKEN = TOKEN
 
 
 def test_it_refuses_a_request_without_credentials(client):
