@@ -1,14 +1,20 @@
-"""Counters with kube-scheduler's metric names and labels, kept in plain dictionaries.
+"""kube-scheduler's metrics (counters, gauges, histograms), kept in plain dictionaries.
 
 The engine depends on PyYAML only, so this is no Prometheus client: a ``Metrics`` object counts
-by metric name and label values, and tests, the simulator and the benchmarks read it back. A
-Framework counts into the ``Metrics`` it is given, or into ``DEFAULT_METRICS`` (upstream's
-metrics are process-wide too).
+and observes by metric name and label values, and tests, the simulator, the benchmarks and the
+playground's exporter read it back. Names, help texts, label names and histogram buckets are
+upstream's (pkg/scheduler/metrics/metrics.go, v1.36); ``DEFINITIONS`` lists them. A Framework
+counts into the ``Metrics`` it is given, or into ``DEFAULT_METRICS`` (upstream's metrics are
+process-wide too).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 SCHEDULER_SUBSYSTEM = "scheduler"
 
@@ -47,32 +53,323 @@ BATCH_FLUSH_EXPIRED = "expired"
 BATCH_FLUSH_POD_INCOMPATIBLE = "pod_incompatible"
 BATCH_FLUSH_POD_NOT_BATCHABLE = "pod_not_batchable"
 
+# Schedule attempt results (upstream profile_metrics.go).
+SCHEDULED = "scheduled"
+UNSCHEDULABLE = "unschedulable"
+ERROR = "error"
+
+PLUGIN_METRICS_SAMPLE_PERCENT = 10
+"""Percent of scheduling cycles whose plugin calls are timed (pluginMetricsSamplePercent)."""
+
 Labels = tuple[tuple[str, str], ...]
+
+COUNTER = "counter"
+GAUGE = "gauge"
+HISTOGRAM = "histogram"
+
+
+def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
+    """Upstream's ExponentialBuckets, multiplied step by step so the floats are Go's."""
+    buckets = []
+    for _ in range(count):
+        buckets.append(start)
+        start *= factor
+    return tuple(buckets)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDefinition:
+    """One metric as kube-scheduler registers it."""
+
+    name: str
+    kind: str
+    help: str
+    labels: tuple[str, ...] = ()
+    buckets: tuple[float, ...] = ()
+    stability: str = "ALPHA"
+
+
+def _define(*definitions: MetricDefinition) -> dict[str, MetricDefinition]:
+    return {d.name: d for d in definitions}
+
+
+SCHEDULE_ATTEMPTS_TOTAL = f"{SCHEDULER_SUBSYSTEM}_schedule_attempts_total"
+SCHEDULING_ATTEMPT_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_scheduling_attempt_duration_seconds"
+POD_SCHEDULING_SLI_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_pod_scheduling_sli_duration_seconds"
+POD_SCHEDULING_ATTEMPTS = f"{SCHEDULER_SUBSYSTEM}_pod_scheduling_attempts"
+PENDING_PODS = f"{SCHEDULER_SUBSYSTEM}_pending_pods"
+QUEUE_INCOMING_PODS_TOTAL = f"{SCHEDULER_SUBSYSTEM}_queue_incoming_pods_total"
+FRAMEWORK_EXTENSION_POINT_DURATION_SECONDS = (
+    f"{SCHEDULER_SUBSYSTEM}_framework_extension_point_duration_seconds"
+)
+PLUGIN_EXECUTION_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_plugin_execution_duration_seconds"
+UNSCHEDULABLE_PODS = f"{SCHEDULER_SUBSYSTEM}_unschedulable_pods"
+PREEMPTION_VICTIMS = f"{SCHEDULER_SUBSYSTEM}_preemption_victims"
+PERMIT_WAIT_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_permit_wait_duration_seconds"
+
+_ATTEMPT_BUCKETS = exponential_buckets(0.001, 2, 15)
+_POINT_BUCKETS = exponential_buckets(0.0001, 2, 12)
+_PLUGIN_BUCKETS = exponential_buckets(0.00001, 1.5, 20)
+
+DEFINITIONS: dict[str, MetricDefinition] = _define(
+    MetricDefinition(
+        SCHEDULE_ATTEMPTS_TOTAL,
+        COUNTER,
+        "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could "
+        "not be scheduled, while 'error' means an internal scheduler problem.",
+        ("result", "profile"),
+        stability="STABLE",
+    ),
+    MetricDefinition(
+        SCHEDULING_ATTEMPT_DURATION_SECONDS,
+        HISTOGRAM,
+        "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+        ("result", "profile"),
+        _ATTEMPT_BUCKETS,
+        "STABLE",
+    ),
+    MetricDefinition(
+        PREEMPTION_VICTIMS,
+        HISTOGRAM,
+        "Number of selected preemption victims",
+        (),
+        exponential_buckets(1, 2, 7),
+        "STABLE",
+    ),
+    MetricDefinition(
+        PREEMPTION_ATTEMPTS_TOTAL,
+        COUNTER,
+        "Total preemption attempts in the cluster till now",
+        stability="STABLE",
+    ),
+    MetricDefinition(
+        PENDING_PODS,
+        GAUGE,
+        "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
+        "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
+        "unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
+        "number of unschedulable pods that the scheduler never attempted to schedule because "
+        "they are gated.",
+        ("queue",),
+        stability="STABLE",
+    ),
+    MetricDefinition(
+        POD_SCHEDULING_SLI_DURATION_SECONDS,
+        HISTOGRAM,
+        "E2e latency for a pod being scheduled, from the time the pod enters the scheduling "
+        "queue and might involve multiple scheduling attempts.",
+        ("attempts",),
+        exponential_buckets(0.01, 2, 20),
+        "BETA",
+    ),
+    MetricDefinition(
+        POD_SCHEDULING_ATTEMPTS,
+        HISTOGRAM,
+        "Number of attempts to successfully schedule a pod.",
+        (),
+        exponential_buckets(1, 2, 5),
+        "STABLE",
+    ),
+    MetricDefinition(
+        FRAMEWORK_EXTENSION_POINT_DURATION_SECONDS,
+        HISTOGRAM,
+        "Latency for running all plugins of a specific extension point.",
+        ("extension_point", "status", "profile"),
+        _POINT_BUCKETS,
+        "STABLE",
+    ),
+    MetricDefinition(
+        PLUGIN_EXECUTION_DURATION_SECONDS,
+        HISTOGRAM,
+        "Duration for running a plugin at a specific extension point.",
+        ("plugin", "extension_point", "status"),
+        _PLUGIN_BUCKETS,
+    ),
+    MetricDefinition(
+        QUEUE_INCOMING_PODS_TOTAL,
+        COUNTER,
+        "Number of pods added to scheduling queues by event and queue type.",
+        ("queue", "event"),
+        stability="STABLE",
+    ),
+    MetricDefinition(
+        PERMIT_WAIT_DURATION_SECONDS,
+        HISTOGRAM,
+        "Duration of waiting on permit.",
+        ("result",),
+        _ATTEMPT_BUCKETS,
+        "BETA",
+    ),
+    MetricDefinition(
+        UNSCHEDULABLE_PODS,
+        GAUGE,
+        "The number of unschedulable pods broken down by plugin name. A pod will increment the "
+        "gauge for all plugins that caused it to not schedule and so this metric have meaning "
+        "only when broken down by plugin.",
+        ("plugin", "profile"),
+        stability="BETA",
+    ),
+    MetricDefinition(
+        BATCH_ATTEMPTS_TOTAL,
+        COUNTER,
+        "Counts of results when we attempt to use batching.",
+        ("profile", "result"),
+    ),
+    MetricDefinition(
+        BATCH_CACHE_FLUSHED_TOTAL,
+        COUNTER,
+        "Counts of cache flushes by reason.",
+        ("profile", "reason"),
+    ),
+    MetricDefinition(
+        RESOURCECLAIM_CREATES_TOTAL,
+        COUNTER,
+        "Number of ResourceClaims creation requests within scheduler",
+        ("status",),
+    ),
+    MetricDefinition(
+        PODGROUP_SCHEDULE_ATTEMPTS_TOTAL,
+        COUNTER,
+        "Number of attempts to schedule pod group, by the result. 'unschedulable' means a pod "
+        "group could not be scheduled, while 'error' means an internal scheduler problem.",
+        ("result", "profile"),
+    ),
+)
+"""Every metric the engine keeps, as kube-scheduler v1.36 defines it."""
+
+
+class Histogram:
+    """Observations of one label set: a count per bucket (not cumulative), their sum and count."""
+
+    __slots__ = ("bounds", "count", "counts", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds
+        self.counts = [0] * (len(bounds) + 1)
+        self.count = 0
+        self.sum = 0.0
+
+    def observe(self, value: float, times: int = 1) -> None:
+        # Prometheus buckets are upper-inclusive: value <= le.
+        self.counts[bisect.bisect_left(self.bounds, value)] += times
+        self.count += times
+        self.sum += value * times
+
+    def cumulative(self) -> list[tuple[float, int]]:
+        """(upper bound, observations <= it), ending with +Inf, as Prometheus exposes them."""
+        total, out = 0, []
+        for bound, count in zip((*self.bounds, float("inf")), self.counts, strict=True):
+            total += count
+            out.append((bound, total))
+        return out
+
+
+GaugeSource = Callable[[], dict[Labels, float]]
+"""Reads a gauge's current values (label set -> value) when someone asks for them."""
 
 
 class Metrics:
-    """Counter values by metric name, then by label set (label name, value pairs, sorted)."""
+    """Values by metric name, then by label set (label name, value pairs, sorted).
+
+    Counters and gauges are numbers; histograms are ``Histogram`` objects. A gauge that mirrors
+    state kept elsewhere (the queue's sizes) is a source read on demand, so keeping it costs
+    nothing while the scheduler runs.
+    """
 
     def __init__(self) -> None:
         self._counters: dict[str, dict[Labels, float]] = defaultdict(lambda: defaultdict(float))
+        self._histograms: dict[str, dict[Labels, Histogram]] = defaultdict(dict)
+        self._sources: dict[str, GaugeSource] = {}
 
     def inc(self, name: str, amount: float = 1.0, **labels: str) -> None:
+        """Adds to a counter (or a gauge: ``amount`` may be negative)."""
         self._counters[name][_labels(labels)] += amount
 
+    def set(self, name: str, value: float, **labels: str) -> None:
+        """Sets a gauge."""
+        self._counters[name][_labels(labels)] = value
+
+    def observe(self, name: str, value: float, times: int = 1, **labels: str) -> None:
+        """Adds ``times`` observations of ``value`` to a histogram of ``DEFINITIONS``."""
+        key = _labels(labels)
+        series = self._histograms[name]
+        histogram = series.get(key)
+        if histogram is None:
+            histogram = series[key] = Histogram(DEFINITIONS[name].buckets)
+        histogram.observe(value, times)
+
+    def gauge_source(self, name: str, source: GaugeSource) -> None:
+        """Reads gauge ``name`` from ``source`` from now on (the latest source wins)."""
+        self._sources[name] = source
+
+    def sourced_gauges(self) -> list[str]:
+        """The gauges read from a source (an exporter copies them out from time to time)."""
+        return list(self._sources)
+
+    def histogram(self, name: str, **labels: str) -> Histogram | None:
+        """The histogram with exactly these labels, None if nothing was observed."""
+        return self._histograms.get(name, {}).get(_labels(labels))
+
+    def histograms(self, name: str) -> dict[Labels, Histogram]:
+        """Every label set of a histogram with its observations."""
+        return dict(self._histograms.get(name, {}))
+
     def value(self, name: str, **labels: str) -> float:
-        """The counter with exactly these labels (0 if never counted)."""
-        series = self._counters.get(name)
-        return series.get(_labels(labels), 0.0) if series is not None else 0.0
+        """The counter or gauge with exactly these labels (0 if never counted)."""
+        return self.series(name).get(_labels(labels), 0.0)
 
     def total(self, name: str, **labels: str) -> float:
         """The sum over every label set that includes the given labels."""
         wanted = set(_labels(labels))
-        series = self._counters.get(name, {})
-        return sum(value for key, value in series.items() if wanted <= set(key))
+        return sum(value for key, value in self.series(name).items() if wanted <= set(key))
 
     def series(self, name: str) -> dict[Labels, float]:
-        """Every label set of the metric with its value."""
+        """Every label set of a counter or gauge with its value."""
+        source = self._sources.get(name)
+        if source is not None:
+            return source()
         return dict(self._counters.get(name, {}))
+
+    def names(self) -> list[str]:
+        """Every metric with a value, sorted."""
+        return sorted({*self._counters, *self._histograms, *self._sources})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every metric with values, in the JSON shape of docs/simulate.md: per name its type
+        and its series (labels, then a value, or a histogram's cumulative buckets, sum and
+        count)."""
+        out: dict[str, Any] = {}
+        for name in self.names():
+            definition = DEFINITIONS.get(name)
+            if name in self._histograms:
+                out[name] = {"type": HISTOGRAM, "series": _histogram_series(self.histograms(name))}
+                continue
+            kind = definition.kind if definition is not None else COUNTER
+            series = [
+                {"labels": dict(key), "value": value}
+                for key, value in sorted(self.series(name).items())
+            ]
+            out[name] = {"type": kind, "series": series}
+        return out
+
+
+def _histogram_series(series: dict[Labels, Histogram]) -> list[dict[str, Any]]:
+    return [
+        {
+            "labels": dict(key),
+            "buckets": {_le(bound): count for bound, count in h.cumulative()},
+            "sum": h.sum,
+            "count": h.count,
+        }
+        for key, h in sorted(series.items())
+    ]
+
+
+def _le(bound: float) -> str:
+    """A bucket bound as Prometheus writes it (``+Inf``, ``0.001``, ``1``)."""
+    if bound == float("inf"):
+        return "+Inf"
+    return repr(int(bound)) if bound == int(bound) else repr(bound)
 
 
 def _labels(labels: dict[str, str]) -> Labels:

@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
             output["podGroups"] = [group.to_dict() for group in groups]
         if debugger is not None:
             output["stops"] = [stop.to_dict() for stop in stops]
+        output["metrics"] = simulation.metrics.to_dict()
         json.dump(output, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -13,10 +13,11 @@ import os
 
 from celery import Celery, bootsteps
 from celery.apps.worker import Worker
-from celery.signals import worker_init, worker_shutdown
+from celery.signals import worker_init, worker_process_shutdown, worker_shutdown
 
 from playground import memory_broker
 from playground.exiting import exit_now
+from playground.metrics.processes import mark_this_process_dead
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 
@@ -64,3 +65,9 @@ def exit_once_shut_down(sender: object, **_: object) -> None:
     if not isinstance(sender, Worker) or sender.blueprint.state == bootsteps.RUN:
         return
     exit_now(sender.exitcode or 0)
+
+
+@worker_process_shutdown.connect
+def forget_live_gauges(**_: object) -> None:
+    """A prefork child of a worker that ends drops its live gauges from /metrics."""
+    mark_this_process_dead()

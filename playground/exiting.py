@@ -13,12 +13,15 @@ import logging
 import os
 import sys
 
+from playground.metrics.processes import mark_this_process_dead
+
 
 def exit_now(code: int = 0) -> None:
     """Closes the database connections, flushes the logs and exits with ``code`` at once."""
     from django.db import connections
 
     connections.close_all()
+    mark_this_process_dead()
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -239,3 +239,12 @@ LOGGING = {
     # request line of the development server is printed twice (there and through the root).
     "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }
+
+# Prometheus /metrics (docs/metrics.md). PROMETHEUS_MULTIPROC_DIR: a directory shared by the
+# web and worker processes of one machine, emptied before they start (scripts/run does); each
+# process writes its values there and /metrics adds them up. Unset: this process's values only.
+PROMETHEUS_MULTIPROC_DIR = os.getenv("PROMETHEUS_MULTIPROC_DIR", "")
+if PROMETHEUS_MULTIPROC_DIR:
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
+METRICS_TOKEN = os.getenv("METRICS_TOKEN", "")
+"""The bearer token scrapers send to /metrics; empty: only staff sessions may read it."""

@@ -19,5 +19,6 @@ urlpatterns = [
     path("favicon.ico", FaviconView.as_view()),
     path("admin/", admin.site.urls),
     path("connections/", include("playground.clusters.urls")),
+    path("", include("playground.metrics.urls")),
     path("", include("playground.front.urls")),
 ]

@@ -269,6 +269,9 @@ class QueuedPodInfo:
     unschedulable_count: int = 0
     consecutive_errors_count: int = 0
     initial_attempt_timestamp: float | None = None
+    initial_attempt_wall: float | None = None
+    """``perf_counter`` reading at the first entry into the active queue: the start of the
+    pod scheduling SLI, which upstream measures on the wall clock even under a fake clock."""
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""

@@ -18,6 +18,7 @@ from framework.api.field_errors import aggregate_message
 from framework.api.pod import CONDITION_TRUE, DISRUPTION_TARGET
 from framework.cluster.interface import NotFoundError
 from framework.interface.status import Status, StatusError
+from framework.metrics import PREEMPTION_VICTIMS
 from framework.preemption.types import Candidate
 
 if TYPE_CHECKING:
@@ -154,6 +155,7 @@ class Executor:
         victim_pods = [v for v in candidate.victims.pods if v.metadata.deletion_timestamp is None]
         if not victim_pods:
             return
+        self.handle.metrics.observe(PREEMPTION_VICTIMS, len(candidate.victims.pods))
         self.preempting.add(preemptor.uid)
         failed = False
         try:
@@ -203,6 +205,7 @@ class Executor:
         self, candidate: Candidate, preemptor: Preemptor, plugin_name: str
     ) -> Status | None:
         """Evicts the victims, then clears lower-priority nominations on the node."""
+        self.handle.metrics.observe(PREEMPTION_VICTIMS, len(candidate.victims.pods))
         for victim in candidate.victims.pods:
             if victim.metadata.deletion_timestamp is not None:
                 continue

@@ -68,6 +68,12 @@ from framework.runtime.construction import (
     point_list,
 )
 from framework.runtime.cycle_plugins import CyclePlugins
+from framework.runtime.metrics_recorder import (
+    observe_plugin,
+    observe_plugin_batch,
+    observe_point,
+    should_record_plugin_metrics,
+)
 from framework.runtime.nominated_pods import (
     NodesWithNominatedPods,
     counted_nominated_pods,
@@ -242,14 +248,22 @@ class Framework:
         node: str | None,
         method: Callable[..., Any],
         *args: Any,
+        sampled: bool = False,
     ) -> Any:
+        """Calls a plugin; times it when traced, or when its cycle's plugin metrics are sampled
+        (``args[0]`` is the CycleState, except at PreEnqueue, which passes ``sampled``)."""
         observer = self.observer
-        if observer is None:
+        record = sampled or getattr(args[0], "record_plugin_metrics", False)
+        if observer is None and not record:
             return method(*args)
         start = perf_counter()
         result = method(*args)
         duration = perf_counter() - start
         status, score, data = describe_result(point, result)
+        if record:
+            observe_plugin(self.metrics, point, plugin.name, status, duration)
+        if observer is None:
+            return result
         observer.on_event(
             TraceEvent(
                 kind=PLUGIN,
@@ -278,11 +292,16 @@ class Framework:
     ) -> Any:
         """A plugin's batch form over ``nodes``, reported as one ``pluginBatch`` event."""
         observer = self.observer
-        if observer is None:
+        record = state.record_plugin_metrics
+        if observer is None and not record:
             return method(state, pod, nodes)
         start = perf_counter()
         result = method(state, pod, nodes)
         duration = perf_counter() - start
+        if record:
+            observe_plugin_batch(self.metrics, point, plugin.name, result, duration, len(nodes))
+        if observer is None:
+            return result
         names = self._node_names(nodes)
         if point == "filter":
             code, reasons, data = filter_batch_data(nodes, names, result)
@@ -324,10 +343,11 @@ class Framework:
         data: dict[str, Any] | None = None,
         node: str | None = None,
     ) -> None:
+        duration, stopped = point_time(start)
+        observe_point(self.metrics, point, status, duration, self._profile_name)
         observer = self.observer
         if observer is None:
             return
-        duration, stopped = point_time(start)
         observer.on_event(
             TraceEvent(
                 kind=EXTENSION_POINT,
@@ -360,8 +380,11 @@ class Framework:
         free of tracing and the playground can show gating like any other extension point.
         """
         start = point_start()
+        sampled = should_record_plugin_metrics()
         for plugin in self.pre_enqueue_plugins:
-            status = self._call("preEnqueue", plugin, pod, None, plugin.pre_enqueue, pod)
+            status = self._call(
+                "preEnqueue", plugin, pod, None, plugin.pre_enqueue, pod, sampled=sampled
+            )
             if status is not None and not status.is_success():
                 status.plugin = plugin.name
                 self._emit_point("preEnqueue", pod, status, start)

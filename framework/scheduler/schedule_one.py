@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.backend.cache.errors import get_pod_key
@@ -30,6 +31,8 @@ from framework.interface.types import (
     QueuedPodInfo,
     ScoredNodes,
 )
+from framework.runtime.metrics_recorder import observe_point, should_record_plugin_metrics
+from framework.scheduler import attempt_metrics
 from framework.scheduler.cycle import AttemptAborted, Cycle
 from framework.scheduler.fit_error import Diagnosis, FitError, NoNodesAvailableError
 from framework.scheduler.select_host import SortedNodeScores
@@ -90,6 +93,8 @@ class SchedulingAttempt:
     final_scores: dict[str, int] = field(default_factory=dict)
     cycle: int = 0
     events: list[TraceEvent] = field(default_factory=list)
+    started: float = field(default=0.0, repr=False, compare=False)
+    """``perf_counter`` reading when the pod was popped: the start of the attempt's duration."""
 
 
 class ScheduleOne:
@@ -146,6 +151,7 @@ class ScheduleOne:
     def _schedule_one_pod(self, framework: Framework, pod_info: QueuedPodInfo) -> None:
         attempt = self._begin_attempt(framework, pod_info)
         state = CycleState()
+        state.record_plugin_metrics = should_record_plugin_metrics()
         pods_to_activate = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
         self.current_cycle = Cycle(pod_info, state, framework)
@@ -367,6 +373,7 @@ class ScheduleOne:
         it looks at exactly the nodes a one-by-one walk would and finds the same ones.
         """
         start = point_start()
+        profile = framework.profile_name()
         num_all = len(nodes)
         to_find = self.num_feasible_nodes_to_find(framework.percentage_of_nodes_to_score, num_all)
         if not self._has_extender_filters() and not self._has_scoring(framework):
@@ -376,19 +383,27 @@ class ScheduleOne:
             return _rotated_slice(nodes, shift, to_find)
         feasible: list[NodeInfo] = []
         checked = 0
-        while checked < num_all and len(feasible) < to_find:
-            wanted = min(to_find - len(feasible), num_all - checked)
-            batch = _rotated_slice(nodes, shift + checked, wanted)
-            checked += len(batch)
-            statuses = framework.run_filter_plugins_with_nominated_pods_on_nodes(state, pod, batch)
-            for node_info, status in zip(batch, statuses, strict=True):
-                if status is None or status.code == Code.SUCCESS:
-                    feasible.append(node_info)
-                    continue
-                if status.code == Code.ERROR:
-                    raise _CycleError(Status.as_status(status.as_error()))
-                diagnosis.node_to_status.set(node_info.node_name, status)
-                diagnosis.add_plugin_status(status)
+        try:
+            while checked < num_all and len(feasible) < to_find:
+                wanted = min(to_find - len(feasible), num_all - checked)
+                batch = _rotated_slice(nodes, shift + checked, wanted)
+                checked += len(batch)
+                statuses = framework.run_filter_plugins_with_nominated_pods_on_nodes(
+                    state, pod, batch
+                )
+                for node_info, status in zip(batch, statuses, strict=True):
+                    if status is None or status.code == Code.SUCCESS:
+                        feasible.append(node_info)
+                        continue
+                    if status.code == Code.ERROR:
+                        raise _CycleError(Status.as_status(status.as_error()))
+                    diagnosis.node_to_status.set(node_info.node_name, status)
+                    diagnosis.add_plugin_status(status)
+        except _CycleError as err:
+            # Upstream times Filter over all nodes here, not per node in the framework.
+            observe_point(framework.metrics, "filter", err.status, point_time(start)[0], profile)
+            raise
+        observe_point(framework.metrics, "filter", None, point_time(start)[0], profile)
         self._emit_filter_summary(framework, pod, start, feasible, diagnosis, node_hint)
         return feasible
 
@@ -594,6 +609,9 @@ class ScheduleOne:
                 return
             attempt.result = "Scheduled"
             attempt.node = result.suggested_host
+            attempt_metrics.pod_scheduled(
+                framework.metrics, framework.profile_name(), attempt.started, assumed
+            )
             self._record_attempt(attempt)
 
         def bound(status: Status | None) -> None:
@@ -761,6 +779,9 @@ class ScheduleOne:
     ) -> None:
         """Requeues the pod as unschedulable, records why, and sets the PodScheduled condition."""
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        attempt_metrics.pod_failed(
+            framework.metrics, framework.profile_name(), attempt.started, status.is_rejected()
+        )
         err = status.as_error()
         message = status.message()
         pod_info.clear_rejector_plugins()
@@ -805,6 +826,7 @@ class ScheduleOne:
             uid=pod.uid,
             profile=framework.profile_name(),
             cycle=self.queue.scheduling_cycle(),
+            started=perf_counter(),
         )
 
     def _record_attempt(self, attempt: SchedulingAttempt) -> None:

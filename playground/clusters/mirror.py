@@ -48,6 +48,7 @@ from playground.clusters.kubeconfig import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT
 from playground.clusters.models import ClusterConnection
 from playground.clusters.problems import describe
 from playground.clusters.watch_events import WatchEvents
+from playground.metrics.families import MIRROR_CHANGES_APPLIED
 from playground.workspaces import node_lifecycle
 from playground.workspaces.cluster import ADDED, DELETED, MODIFIED, DatabaseCluster, manifest_of
 from playground.workspaces.models import Workspace
@@ -593,6 +594,10 @@ class Mirror:
             raise Halted
 
     def _tell(self, event_type: str, manifest: dict[str, Any]) -> None:
+        """A change was written to the workspace: counted, and told to the observers."""
+        MIRROR_CHANGES_APPLIED.labels(
+            str(self.workspace_id), manifest.get("kind", ""), event_type
+        ).inc()
         for observer in self.observers:
             observer(event_type, manifest)
 

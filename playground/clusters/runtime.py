@@ -39,6 +39,7 @@ from playground.clusters.encryption import EncryptionKeyError
 from playground.clusters.kubeconfig import KubeconfigError
 from playground.clusters.mirror import Mirror
 from playground.clusters.models import ClusterConnection, MirrorLease, MirrorStatus
+from playground.metrics.families import MIRROR_LAG_SECONDS
 from playground.scheduling.lease import Leases
 
 logger = logging.getLogger(__name__)
@@ -201,11 +202,13 @@ class MirrorRuntime:
         assert self.mirror is not None
         kinds = self.mirror.state()
         error = next((kind["error"] for kind in kinds.values() if kind["error"]), "")
+        lag = self.mirror.lag()
+        MIRROR_LAG_SECONDS.labels(str(self.mirror.workspace_id)).set(lag)
         self._write_status(
             self.mirror.status(),
             error=error,
             kinds={name: _kind_summary(kind) for name, kind in kinds.items()},
-            lag=self.mirror.lag(),
+            lag=lag,
         )
 
     def _write_status(

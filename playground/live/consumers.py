@@ -34,6 +34,7 @@ from playground.front.live_panel import stopped_trace
 from playground.front.stop_section import stored_stop
 from playground.live import broadcast
 from playground.live.fragments import SentFragments
+from playground.metrics.families import WEBSOCKET_CLIENTS
 from playground.workspaces.models import ClusterObject, LiveWatch, SchedulingAttempt, Workspace
 
 logger = logging.getLogger(__name__)
@@ -123,6 +124,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
     and the page's watch when it shows the live trace."""
 
     joined: tuple[str, ...] = ()
+    stream = ""
+    """The ``stream`` label of playground_websocket_clients."""
     workspace: Workspace | None = None
     _live: LiveAttempt | None = None
     _followed = False
@@ -145,6 +148,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
         for group in self.joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        WEBSOCKET_CLIENTS.labels(self.stream).inc()
         watched = self.watched_pod()
         if watched is not None:
             stored = await database_sync_to_async(self._watch_during)(watched)
@@ -158,6 +162,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
+        WEBSOCKET_CLIENTS.labels(self.stream).dec()
         if self._renderer is not None:
             self._renderer.cancel()
         if self._held_end is not None:
@@ -325,6 +330,8 @@ class LiveConsumer(AsyncWebsocketConsumer):
 class WorkspaceConsumer(LiveConsumer):
     """A workspace page: the scheduler's state, and what the page's view shows live."""
 
+    stream = "workspace"
+
     _state_checks: asyncio.Task | None = None
 
     async def connect(self) -> None:
@@ -375,6 +382,8 @@ class WorkspaceConsumer(LiveConsumer):
 
 class PodConsumer(LiveConsumer):
     """A pod's page: its latest attempt's tables and its attempts, as each attempt is stored."""
+
+    stream = "pod"
 
     def prepare(self) -> bool:
         """Only pods the workspace has (or had: their attempts remain) can be followed."""

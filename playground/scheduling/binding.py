@@ -18,6 +18,7 @@ back.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -39,6 +40,8 @@ from playground.clusters.live_writes import LiveWrites
 from playground.clusters.models import ClusterConnection
 from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import still_leads
+from playground.metrics.families import BINDING_DURATION_SECONDS
+from playground.metrics.workspace_metrics import WorkspaceMetrics
 from playground.scheduling import lease
 from playground.scheduling.plugins import playground_registry
 from playground.workspaces.cluster import DatabaseCluster, PodKey
@@ -84,6 +87,8 @@ class BindingRequest:
     """The identity the service leads the cluster's Lease with (the second scheduler)."""
     lease: str = ""
     """That Lease, ``namespace/name``."""
+    sent_at: float = 0.0
+    """Unix time the service sent the request (playground_binding_duration_seconds)."""
 
     @property
     def pod_key(self) -> tuple[str, str]:
@@ -316,6 +321,11 @@ def _post_bind(cycle: _Cycle) -> None:
 
 def _outcome(cycle: _Cycle) -> SchedulerCommand:
     request = cycle.request
+    if request.sent_at:
+        result = "success" if cycle.status is None or cycle.status.is_success() else "error"
+        BINDING_DURATION_SECONDS.labels(str(request.workspace_id), result).observe(
+            max(0.0, time.time() - request.sent_at)
+        )
     payload = {
         "uid": request.uid,
         "node": request.node,
@@ -354,17 +364,22 @@ _binders = _Binders()
 def _binder(workspace_id: int, revision: int | None) -> Scheduler:
     def build() -> Scheduler:
         return _binding_scheduler(
-            revision_settings(workspace_id, revision), DatabaseCluster(workspace_id)
+            revision_settings(workspace_id, revision), DatabaseCluster(workspace_id), workspace_id
         )
 
     return _binders.get((workspace_id, revision), build)
 
 
-def _binding_scheduler(settings: SchedulerSettings, cluster: Any) -> Scheduler:
+def _binding_scheduler(settings: SchedulerSettings, cluster: Any, workspace_id: int) -> Scheduler:
     """A scheduler for Bind and PostBind, with the revision's configuration and feature gates
-    (a revision never changes, so the gates of the service that sent the request)."""
+    (a revision never changes, so the gates of the service that sent the request); its Bind and
+    PostBind timings go to the workspace's exported metrics."""
     return Scheduler.from_configuration(
-        settings.cfg, cluster, playground_registry(settings.features), features=settings.features
+        settings.cfg,
+        cluster,
+        playground_registry(settings.features),
+        features=settings.features,
+        metrics=WorkspaceMetrics(workspace_id),
     )
 
 
@@ -386,6 +401,6 @@ def _live_binders(
         nonlocal settings
         settings = settings or revision_settings(workspace_id, revision)
         cluster = LiveCluster(workspace_id, LiveWrites(api_client(connection), RealClock()))
-        return _binding_scheduler(settings, cluster)
+        return _binding_scheduler(settings, cluster, workspace_id)
 
     return [_binders.get((*key, lane), build) for lane in range(LANES)]

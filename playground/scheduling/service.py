@@ -55,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,6 +78,7 @@ from playground.clusters.leader import ElectionConfig
 from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import SecondScheduler, Switches, linked_switches
 from playground.live import broadcast
+from playground.metrics.workspace_metrics import WorkspaceMetrics
 from playground.scheduling import lease, status
 from playground.scheduling.attempts import AttemptRecorder
 from playground.scheduling.binding import BINDING_FINISHED, BindingRequest, status_from_json
@@ -172,6 +174,8 @@ class SchedulerService:
         self._unsent: list[BindingRequest] = []
         """Binding requests of this tick not sent yet (see ``_send_bindings``)."""
         self.recorder = AttemptRecorder(workspace_id, background=background_writes)
+        self.metrics = WorkspaceMetrics(workspace_id)
+        """kube-scheduler's metrics of this workspace, exported to /metrics as they change."""
         self.live = LiveTrace(workspace_id, self.clock)
         """Streams each extension point to the pages that watch (see ``_follow_watches``)."""
         self.permit_decisions = PermitDecisions(self._waiting_pod)
@@ -229,6 +233,7 @@ class SchedulerService:
     def stop(self, release: bool = True) -> None:
         """Ends the service; ``release`` gives the lease up so a successor starts at once."""
         self._replace_scheduler()
+        self.metrics.clear_gauges()
         self.recorder.close()
         if self.second is not None:
             self.second.stop()
@@ -273,6 +278,7 @@ class SchedulerService:
             observer=self.recorder,
             on_attempt=self.recorder.on_attempt,
             features=settings.features,
+            metrics=self.metrics,
         )
         scheduler.binding_executor = self.executor
         scheduler.dispatch_binding = self._dispatch_binding
@@ -425,6 +431,7 @@ class SchedulerService:
         was_busy, self.busy = self.busy, bool(changes or outcomes or commands or worked)
         self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
+        self.metrics.publish_gauges()
         self._follow_watches()
         # What a person asked for shows at once, and so does the state a burst of work ends in.
         self._publish(force=bool(commands) or (was_busy and not self.busy))
@@ -687,6 +694,7 @@ class SchedulerService:
                 connection_id=self.second.connection_id if self.second else None,
                 identity=self.second.identity if self.second else "",
                 lease=self.second.elector.describe() if self.second else "",
+                sent_at=time.time(),
             )
         )
 

@@ -116,7 +116,17 @@ def test_its_json_lists_the_attempts_of_a_library_simulation():
     )
     want = [report.to_dict() for report in simulation.run()]
     done = example("preemption", "--output", "json")
-    assert json.loads(done.stdout) == {"pods": want}
+    document = json.loads(done.stdout)
+    assert list(document) == ["pods", "metrics"]
+    assert document["pods"] == want
+    counted = {
+        series["labels"]["result"]: series["value"]
+        for series in document["metrics"]["scheduler_schedule_attempts_total"]["series"]
+    }
+    assert counted == {
+        result: float(sum(1 for pod in want if pod["result"].lower() == result))
+        for result in counted
+    }
 
 
 def test_one_at_a_time_output_follows_the_schema_too():

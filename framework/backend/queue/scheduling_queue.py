@@ -27,9 +27,11 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Any, ParamSpec, TypeVar
 
 from framework.api.pod import Pod
+from framework.backend.queue import queue_metrics
 from framework.backend.queue.active_queue import ActiveQueue, InFlightEvent
 from framework.backend.queue.backoff_queue import BACKOFF_Q_ORDERING_WINDOW, BackoffQueue
 from framework.backend.queue.nominator import Nominator, PodRef
@@ -58,6 +60,7 @@ from framework.interface.events import ActionType, ClusterEvent, EventResource
 from framework.interface.node_info import PodInfo
 from framework.interface.status import Status
 from framework.interface.types import NominatingInfo, QueuedPodInfo
+from framework.metrics import DEFAULT_METRICS, Metrics
 from framework.plugins import names
 from framework.util.clock import Clock, RealClock
 
@@ -152,8 +155,10 @@ class PriorityQueue:
         feature_gates: FeatureGates = DEFAULT_FEATURE_GATES,
         pop_from_backoff_q: bool | None = None,
         on_change: OnChange | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._lock = threading.RLock()
+        self._metrics = metrics if metrics is not None else DEFAULT_METRICS
         self._clock: Clock = clock or RealClock()
         self._cluster = cluster
         self.pod_max_in_unschedulable_pods_seconds = pod_max_in_unschedulable_pods_seconds
@@ -179,6 +184,7 @@ class PriorityQueue:
         self.nominator = Nominator(self._get_pod if cluster is not None else None)
         self._next_backoff_flush: float | None = None
         self._next_leftover_flush: float | None = None
+        queue_metrics.register_gauges(self._metrics, self.listing)
 
     @classmethod
     def from_frameworks(cls, frameworks: Iterable[Any], **options: Any) -> PriorityQueue:
@@ -192,6 +198,7 @@ class PriorityQueue:
         if not frameworks:
             raise ValueError("a scheduling queue needs at least one profile's framework")
         options.setdefault("queueing_hint_map", build_queueing_hint_map_per_profile(frameworks))
+        options.setdefault("metrics", frameworks[0].metrics)
         options.setdefault("pod_signers", {fw.profile_name(): fw.sign_pod for fw in frameworks})
         options.setdefault(
             "pre_enqueue",
@@ -285,6 +292,8 @@ class PriorityQueue:
         if popped is None:
             return None
         pod_info, from_backoff_q = popped
+        if from_backoff_q:
+            queue_metrics.count_incoming(self._metrics, queue_metrics.ACTIVE, POP_FROM_BACKOFF_Q)
         self._notify(IN_FLIGHT, pod_info, POP_FROM_BACKOFF_Q if from_backoff_q else "")
         return pod_info
 
@@ -536,9 +545,11 @@ class PriorityQueue:
             return False
         if pod_info.initial_attempt_timestamp is None:
             pod_info.initial_attempt_timestamp = self._clock.now()
+            pod_info.initial_attempt_wall = perf_counter()
         self.unschedulable_pods.delete(pod_info.pod)
         self.backoff_q.delete(pod_info.pod)
         self.active_q.add(pod_info)
+        queue_metrics.count_incoming(self._metrics, queue_metrics.ACTIVE, event)
         self._notify(ACTIVE_Q, pod_info, event)
         if event in (EVENT_UNSCHEDULED_POD_ADD.label(), EVENT_UNSCHEDULED_POD_UPDATE.label()):
             self.nominator.add_nominated_pod(pod_info.pod_info, None)
@@ -554,10 +565,13 @@ class PriorityQueue:
                 return False
         self.unschedulable_pods.delete(pod_info.pod)
         self.backoff_q.add(pod_info)
+        queue_metrics.count_incoming(self._metrics, queue_metrics.BACKOFF, event)
         self._notify(BACKOFF_Q, pod_info, event)
         return True
 
     def _add_to_unschedulable_pods(self, pod_info: QueuedPodInfo, event: str) -> None:
+        if self.unschedulable_pods.get(pod_info.pod) is None:
+            queue_metrics.count_incoming(self._metrics, queue_metrics.UNSCHEDULABLE, event)
         self.unschedulable_pods.add_or_update(pod_info)
         self._notify(GATED if pod_info.gated else UNSCHEDULABLE_Q, pod_info, event)
 

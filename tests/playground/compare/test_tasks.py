@@ -28,6 +28,7 @@ from tests.playground.compare.scenario import BIN_PACKING, SPREADING
 from tests.playground.front.rows import node, pod
 from tests.playground.scheduling.test_tasks import close_connections_of_finished_threads
 from tests.shared_database import environment_for
+from tests.worker_processes import stop_workers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -130,14 +131,7 @@ def two_workers(workspace):
             wait_ready(worker)
         yield workers
     finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            try:
-                worker.wait(30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+        stop_workers(workers)
         close_connections_of_finished_threads()
 
 

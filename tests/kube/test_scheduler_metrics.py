@@ -1,0 +1,130 @@
+"""The playground's scheduler metrics have the names, types, help texts and label names of the
+real kube-scheduler v1.36.2's, read from its /metrics after it scheduled pods on the test
+control plane (KUBEBUILDER_ASSETS; required under CI=true, as the other kube tests)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from kubernetes.dynamic.exceptions import ForbiddenError
+
+from tests.kube.control_plane import ASSETS_ENV, stop_process
+from tests.kube.fixtures import ControlPlaneKubeApi
+from tests.kube.scheduler_metrics import (
+    free_port,
+    metric_families,
+    playground_families,
+    scrape,
+    start_kube_scheduler,
+    wait_for_scrape,
+    write_fixture,
+)
+
+RECORD_ENV = "PLAYGROUND_RECORD_KUBE_METRICS"
+SMALL_PODS = 60
+"""Enough cycles that upstream's 1-in-10 sampling of plugin durations shows (all but surely)."""
+
+if not os.getenv(ASSETS_ENV):
+    if os.getenv("CI") == "true":
+        raise RuntimeError(f"CI=true needs {ASSETS_ENV} for the kube-scheduler metrics test")
+    pytest.skip(f"{ASSETS_ENV} is not set", allow_module_level=True)
+
+
+def pod(name: str, cpu: str, priority_class: str = "") -> dict:
+    spec: dict = {
+        "containers": [{"name": "c", "image": "app", "resources": {"requests": {"cpu": cpu}}}]
+    }
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+@pytest.fixture
+def api(kube_control_plane):
+    api = ControlPlaneKubeApi(kube_control_plane)
+    yield api
+    api.close()
+
+
+@pytest.fixture
+def kube_scheduler(api, tmp_path: Path):
+    config = tmp_path / "kubeconfig"
+    config.write_text(yaml.safe_dump(api.raw))
+    port = free_port()
+    binary = Path(os.environ[ASSETS_ENV]) / "kube-scheduler"
+    process = start_kube_scheduler(binary, config, port, tmp_path / "kube-scheduler.log")
+    try:
+        wait_for_scrape(port, process)
+        yield port
+    finally:
+        stop_process(process)
+
+
+def test_shared_metrics_have_kube_schedulers_names_types_and_labels(api, kube_scheduler):
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": f"{api.namespace}-n1"},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+    }
+    api.create(node)
+    for index in range(SMALL_PODS):
+        api.create(pod(f"small-{index}", "50m"))
+    api.create(pod("too-big", "16"))  # unschedulable; preemption finds no victims
+    high = f"{api.namespace}-high"
+    api.create(
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": high},
+            "value": 1000,
+        }
+    )
+    create_when_admitted(api, pod("vip", "2", high))  # preempts small pods
+    families = wait_for_families(kube_scheduler)
+
+    ours = playground_families()
+    shared = sorted(set(ours) & set(families))
+    assert len(shared) >= 12, shared
+    for name in shared:
+        assert ours[name] == families[name], name
+    if os.getenv(RECORD_ENV):
+        write_fixture(families)
+
+
+def create_when_admitted(api, manifest: dict, seconds: float = 30.0) -> None:
+    """The priority admission plugin sees a new PriorityClass a moment after it is made."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            api.create(manifest)
+            return
+        except ForbiddenError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def wait_for_families(port: int, seconds: float = 90.0) -> dict:
+    """kube-scheduler's families once it has tried every pod and preempted for ``vip``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        families = metric_families(scrape(port))
+        attempted = "scheduler_schedule_attempts_total" in families and (
+            "scheduler_unschedulable_pods" in families
+        )
+        preempted = "scheduler_preemption_victims" in families and _victims(scrape(port))
+        if (attempted and preempted) or time.monotonic() > deadline:
+            return families
+        time.sleep(1)
+
+
+def _victims(text: str) -> bool:
+    return any(
+        line.startswith("scheduler_preemption_victims_count ") and not line.endswith(" 0")
+        for line in text.splitlines()
+    )
