@@ -8,21 +8,15 @@ threads importing at once (tests/import_graph.py), and the product imports from 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from framework.util.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "Explanation": "framework.explain.explanation",
-    "explain_pod": "framework.explain.explanation",
-    "PreemptionExplanation": "framework.explain.preemption_explainer",
-    "explain_preemption": "framework.explain.preemption_explainer",
+    "Explanation": "explanation",
+    "explain_pod": "explanation",
+    "PreemptionExplanation": "preemption_explainer",
+    "explain_preemption": "preemption_explainer",
 }
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
