@@ -11,7 +11,7 @@ process-wide too).
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -106,10 +106,53 @@ PLUGIN_EXECUTION_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_plugin_execution_dur
 UNSCHEDULABLE_PODS = f"{SCHEDULER_SUBSYSTEM}_unschedulable_pods"
 PREEMPTION_VICTIMS = f"{SCHEDULER_SUBSYSTEM}_preemption_victims"
 PERMIT_WAIT_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_permit_wait_duration_seconds"
+SCHEDULING_ALGORITHM_DURATION_SECONDS = (
+    f"{SCHEDULER_SUBSYSTEM}_scheduling_algorithm_duration_seconds"
+)
+POD_SCHEDULED_AFTER_FLUSH_TOTAL = f"{SCHEDULER_SUBSYSTEM}_pod_scheduled_after_flush_total"
+PLUGIN_EVALUATION_TOTAL = f"{SCHEDULER_SUBSYSTEM}_plugin_evaluation_total"
+CACHE_SIZE = f"{SCHEDULER_SUBSYSTEM}_cache_size"
+INFLIGHT_EVENTS = f"{SCHEDULER_SUBSYSTEM}_inflight_events"
+GOROUTINES = f"{SCHEDULER_SUBSYSTEM}_goroutines"
+EVENT_HANDLING_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_event_handling_duration_seconds"
+GET_NODE_HINT_DURATION_SECONDS = f"{SCHEDULER_SUBSYSTEM}_get_node_hint_duration_seconds"
+STORE_SCHEDULE_RESULTS_DURATION_SECONDS = (
+    f"{SCHEDULER_SUBSYSTEM}_store_schedule_results_duration_seconds"
+)
+PREEMPTION_GOROUTINES_DURATION_SECONDS = (
+    f"{SCHEDULER_SUBSYSTEM}_preemption_goroutines_duration_seconds"
+)
+PREEMPTION_GOROUTINES_EXECUTION_TOTAL = (
+    f"{SCHEDULER_SUBSYSTEM}_preemption_goroutines_execution_total"
+)
+DRA_BINDINGCONDITIONS_ALLOCATIONS_TOTAL = (
+    f"{SCHEDULER_SUBSYSTEM}_dra_bindingconditions_allocations_total"
+)
+DRA_BINDINGCONDITIONS_WAIT_DURATION_SECONDS = (
+    f"{SCHEDULER_SUBSYSTEM}_dra_bindingconditions_wait_duration_seconds"
+)
+
+# The ``operation`` label values of scheduler_goroutines.
+BINDING = "binding"
+PRIORITIZING_EXTENDER = "prioritizing_extender"
+
+POD_POPPED_IN_FLIGHT_EVENT = "PodPopped"
+"""The ``event`` label of scheduler_inflight_events for the pods themselves."""
+
+# The ``result`` label values of the preemption goroutine metrics.
+GOROUTINE_RESULT_SUCCESS = "success"
+GOROUTINE_RESULT_ERROR = "error"
+
+# The ``status`` label values of the DRA binding-condition metrics.
+BINDING_CONDITIONS_STATUS_SUCCESS = "success"
+BINDING_CONDITIONS_STATUS_FAILED = "failure"
+BINDING_CONDITIONS_STATUS_TIMEOUT = "timeout"
+BINDING_CONDITIONS_STATUS_ERROR = "error"
 
 _ATTEMPT_BUCKETS = exponential_buckets(0.001, 2, 15)
 _POINT_BUCKETS = exponential_buckets(0.0001, 2, 12)
 _PLUGIN_BUCKETS = exponential_buckets(0.00001, 1.5, 20)
+_BATCH_BUCKETS = exponential_buckets(0.00001, 2, 12)
 
 DEFINITIONS: dict[str, MetricDefinition] = _define(
     MetricDefinition(
@@ -234,6 +277,96 @@ DEFINITIONS: dict[str, MetricDefinition] = _define(
         "group could not be scheduled, while 'error' means an internal scheduler problem.",
         ("result", "profile"),
     ),
+    MetricDefinition(
+        SCHEDULING_ALGORITHM_DURATION_SECONDS,
+        HISTOGRAM,
+        "Scheduling algorithm latency in seconds",
+        (),
+        _ATTEMPT_BUCKETS,
+    ),
+    MetricDefinition(
+        POD_SCHEDULED_AFTER_FLUSH_TOTAL,
+        COUNTER,
+        "Number of pods that were successfully scheduled after being flushed from "
+        "unschedulablePods due to timeout. This metric helps detect potential queueing hint "
+        "misconfigurations or event handling issues.",
+    ),
+    MetricDefinition(
+        PLUGIN_EVALUATION_TOTAL,
+        COUNTER,
+        "Number of attempts to schedule pods by each plugin and the extension point (available "
+        "only in PreFilter, Filter, PreScore, and Score).",
+        ("plugin", "extension_point", "profile"),
+        stability="BETA",
+    ),
+    MetricDefinition(
+        CACHE_SIZE,
+        GAUGE,
+        "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+        ("type",),
+    ),
+    MetricDefinition(
+        INFLIGHT_EVENTS,
+        GAUGE,
+        "Number of events currently tracked in the scheduling queue.",
+        ("event",),
+    ),
+    MetricDefinition(
+        GOROUTINES,
+        GAUGE,
+        "Number of running goroutines split by the work they do such as binding.",
+        ("operation",),
+        stability="BETA",
+    ),
+    MetricDefinition(
+        EVENT_HANDLING_DURATION_SECONDS,
+        HISTOGRAM,
+        "Event handling latency in seconds.",
+        ("event",),
+        _POINT_BUCKETS,
+    ),
+    MetricDefinition(
+        GET_NODE_HINT_DURATION_SECONDS,
+        HISTOGRAM,
+        "Latency for getting a node hint.",
+        ("hinted", "profile"),
+        _BATCH_BUCKETS,
+    ),
+    MetricDefinition(
+        STORE_SCHEDULE_RESULTS_DURATION_SECONDS,
+        HISTOGRAM,
+        # Upstream's help text, cut short as it is in v1.36.
+        "Latency for getting a no.",
+        ("profile",),
+        _BATCH_BUCKETS,
+    ),
+    MetricDefinition(
+        PREEMPTION_GOROUTINES_DURATION_SECONDS,
+        HISTOGRAM,
+        "Duration in seconds for running goroutines for the preemption.",
+        ("result",),
+        exponential_buckets(0.01, 2, 20),
+    ),
+    MetricDefinition(
+        PREEMPTION_GOROUTINES_EXECUTION_TOTAL,
+        COUNTER,
+        "Number of preemption goroutines executed.",
+        ("result",),
+    ),
+    MetricDefinition(
+        DRA_BINDINGCONDITIONS_ALLOCATIONS_TOTAL,
+        COUNTER,
+        "Number of allocations using devices with BindingConditions, counted per driver per "
+        "scheduling attempt",
+        ("profile", "driver", "status"),
+    ),
+    MetricDefinition(
+        DRA_BINDINGCONDITIONS_WAIT_DURATION_SECONDS,
+        HISTOGRAM,
+        "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.",
+        ("profile", "driver", "status"),
+        exponential_buckets(0.1, 2, 14),
+    ),
 )
 """Every metric the engine keeps, as kube-scheduler v1.36 defines it."""
 
@@ -273,13 +406,16 @@ class Metrics:
 
     Counters and gauges are numbers; histograms are ``Histogram`` objects. A gauge that mirrors
     state kept elsewhere (the queue's sizes) is a source read on demand, so keeping it costs
-    nothing while the scheduler runs.
+    nothing while the scheduler runs. A counter bumped once per plugin per node (plugin
+    evaluations) is a tally the hot path adds to directly and that joins the counter when
+    anyone reads.
     """
 
     def __init__(self) -> None:
         self._counters: dict[str, dict[Labels, float]] = defaultdict(lambda: defaultdict(float))
         self._histograms: dict[str, dict[Labels, Histogram]] = defaultdict(dict)
         self._sources: dict[str, GaugeSource] = {}
+        self._tallies: dict[str, Counter[Labels]] = {}
 
     def inc(self, name: str, amount: float = 1.0, **labels: str) -> None:
         """Adds to a counter (or a gauge: ``amount`` may be negative)."""
@@ -301,6 +437,19 @@ class Metrics:
     def gauge_source(self, name: str, source: GaugeSource) -> None:
         """Reads gauge ``name`` from ``source`` from now on (the latest source wins)."""
         self._sources[name] = source
+
+    def tally(self, name: str) -> Counter[Labels]:
+        """Counter ``name``'s running tally (label set -> amount not yet counted): adding to it
+        costs one dictionary update, where ``inc`` would sort labels and, in an exporter, also
+        update Prometheus. ``flush`` counts it."""
+        return self._tallies.setdefault(name, Counter())
+
+    def flush(self) -> None:
+        """Counts every tally through ``inc`` (so a subclass that exports sees it too)."""
+        for name, tally in self._tallies.items():
+            while tally:
+                key, amount = tally.popitem()
+                self.inc(name, amount, **dict(key))
 
     def sourced_gauges(self) -> list[str]:
         """The gauges read from a source (an exporter copies them out from time to time)."""
@@ -328,10 +477,13 @@ class Metrics:
         source = self._sources.get(name)
         if source is not None:
             return source()
+        if name in self._tallies:
+            self.flush()
         return dict(self._counters.get(name, {}))
 
     def names(self) -> list[str]:
         """Every metric with a value, sorted."""
+        self.flush()
         return sorted({*self._counters, *self._histograms, *self._sources})
 
     def to_dict(self) -> dict[str, Any]:
