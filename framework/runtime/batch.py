@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from time import perf_counter
 from typing import TYPE_CHECKING, Protocol
 
 from framework.metrics import (
@@ -29,6 +30,8 @@ from framework.metrics import (
     BATCH_FLUSH_POD_INCOMPATIBLE,
     BATCH_FLUSH_POD_NOT_BATCHABLE,
     BATCH_FLUSH_POD_SKIPPED,
+    GET_NODE_HINT_DURATION_SECONDS,
+    STORE_SCHEDULE_RESULTS_DURATION_SECONDS,
     Metrics,
 )
 
@@ -102,6 +105,19 @@ class OpportunisticBatch:
         self, pod: Pod, signature: bytes | None, state: CycleState, cycle_count: int
     ) -> str:
         """The next best node of the stored ranking if it applies to this pod, else ""."""
+        started = perf_counter()
+        hint = self._node_hint(pod, signature, state, cycle_count)
+        self.handle.metrics.observe(
+            GET_NODE_HINT_DURATION_SECONDS,
+            perf_counter() - started,
+            hinted="hint" if hint else "no_hint",
+            profile=self.handle.profile_name(),
+        )
+        return hint
+
+    def _node_hint(
+        self, pod: Pod, signature: bytes | None, state: CycleState, cycle_count: int
+    ) -> str:
         if not self._state_compatible(pod, signature, cycle_count, state):
             self._count_attempt(BATCH_ATTEMPT_NO_HINT)
             return ""
@@ -125,6 +141,22 @@ class OpportunisticBatch:
         cycle_count: int,
     ) -> None:
         """Remembers the cycle, and stores its ranking unless the pod went to its hint."""
+        started = perf_counter()
+        self._store(signature, hinted_node, chosen_node, other_nodes, cycle_count)
+        self.handle.metrics.observe(
+            STORE_SCHEDULE_RESULTS_DURATION_SECONDS,
+            perf_counter() - started,
+            profile=self.handle.profile_name(),
+        )
+
+    def _store(
+        self,
+        signature: bytes | None,
+        hinted_node: str,
+        chosen_node: str,
+        other_nodes: SortedScoredNodes | None,
+        cycle_count: int,
+    ) -> None:
         self.last_cycle = SchedulingCycle(cycle_count, chosen_node, succeeded=True)
         if hinted_node == chosen_node:
             # The rest of the stored ranking still holds for the next identical pod.

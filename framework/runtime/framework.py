@@ -69,6 +69,7 @@ from framework.runtime.construction import (
 )
 from framework.runtime.cycle_plugins import CyclePlugins
 from framework.runtime.metrics_recorder import (
+    PluginEvaluations,
     observe_plugin,
     observe_plugin_batch,
     observe_point,
@@ -194,6 +195,7 @@ class Framework:
                 build_plugins(self, profile)
             if capture_profile is not None:
                 capture_profile(profile)
+        self.evaluations = PluginEvaluations(self.metrics, self._profile_name)
         if features.enabled("OpportunisticBatching"):
             self.batch = OpportunisticBatch(self)
             self.batchable_plugins = batchable_plugins(
@@ -426,6 +428,7 @@ class Framework:
             if status is not None and status.is_skip():
                 skip.add(plugin.name)
                 continue
+            self.evaluations.count("preFilter", plugin.name)
             if status is not None and not status.is_success():
                 status.plugin = plugin.name
                 if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -495,6 +498,7 @@ class Framework:
             status = self._call(
                 "filter", plugin, pod, node_name, plugin.filter, state, pod, node_info
             )
+            self.evaluations.count("filter", plugin.name)
             if status is not None and status.code != Code.SUCCESS:
                 return _filter_failure(plugin, status)
         return None
@@ -536,6 +540,7 @@ class Framework:
     def _filter_batch(
         self, plugin: FilterPlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
+        self.evaluations.count("filter", plugin.name, len(nodes))
         if isinstance(plugin, BatchFilterPlugin):
             return self._call_batch("filter", plugin, plugin.filter_nodes, state, pod, nodes)
         return [
@@ -694,6 +699,7 @@ class Framework:
                 if result is not None and result.is_skip():
                     skip.add(plugin.name)
                     continue
+                self.evaluations.count("preScore", plugin.name)
                 if result is not None and not result.is_success():
                     status = wrap_error(result, f'running PreScore plugin "{plugin.name}"')
                     return status
@@ -741,6 +747,7 @@ class Framework:
         table: dict[str, list[int]] = {}
         for plugin in plugins:
             if isinstance(plugin, BatchScorePlugin) and not self.per_node:
+                self.evaluations.count("score", plugin.name, len(nodes))
                 scores, status = self._call_batch(
                     "score", plugin, plugin.score_nodes, state, pod, nodes
                 )
@@ -762,6 +769,7 @@ class Framework:
             score, status = self._call(
                 "score", plugin, pod, node_info.node_name, plugin.score, state, pod, node_info
             )
+            self.evaluations.count("score", plugin.name)
             if status is not None and not status.is_success():
                 return scores, status
             scores.append(score)

@@ -4,7 +4,8 @@ The Framework times every extension point (its trace needs the same clock readin
 sampled cycles, every plugin call; these functions turn those readings into
 ``scheduler_framework_extension_point_duration_seconds``,
 ``scheduler_permit_wait_duration_seconds`` and ``scheduler_plugin_execution_duration_seconds``
-with upstream's label values.
+with upstream's label values. ``PluginEvaluations`` counts the plugin calls themselves
+(``scheduler_plugin_evaluation_total``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from framework.interface.status import Code, Status
 from framework.metrics import (
     FRAMEWORK_EXTENSION_POINT_DURATION_SECONDS,
     PERMIT_WAIT_DURATION_SECONDS,
+    PLUGIN_EVALUATION_TOTAL,
     PLUGIN_EXECUTION_DURATION_SECONDS,
     PLUGIN_METRICS_SAMPLE_PERCENT,
+    Labels,
     Metrics,
 )
 
@@ -96,3 +99,30 @@ def _batch_codes(point: str, result: Any, nodes: int) -> Counter[str]:
     _, status = result
     code = status.code if status is not None else Code.SUCCESS
     return Counter({str(code): nodes})
+
+
+class PluginEvaluations:
+    """One profile's plugin calls at PreFilter, Filter, PreScore and Score, the points upstream
+    counts (it wraps those plugins in counting ones); a PreFilter or PreScore that returns Skip
+    is not counted, as upstream. A batch form over N nodes counts N calls.
+
+    Filter and Score run once per node, so a call only adds to the metrics' tally, under label
+    sets built once per plugin.
+    """
+
+    __slots__ = ("_keys", "_profile", "_tally")
+
+    def __init__(self, metrics: Metrics, profile: str) -> None:
+        self._tally = metrics.tally(PLUGIN_EVALUATION_TOTAL)
+        self._profile = profile
+        self._keys: dict[tuple[str, str], Labels] = {}
+
+    def count(self, point: str, plugin: str, times: int = 1) -> None:
+        key = self._keys.get((point, plugin))
+        if key is None:
+            key = self._keys[(point, plugin)] = (
+                ("extension_point", upstream_point(point)),
+                ("plugin", plugin),
+                ("profile", self._profile),
+            )
+        self._tally[key] += times
