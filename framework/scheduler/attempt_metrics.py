@@ -13,6 +13,7 @@ from time import perf_counter
 from framework.interface.types import QueuedPodInfo
 from framework.metrics import (
     ERROR,
+    POD_SCHEDULED_AFTER_FLUSH_TOTAL,
     POD_SCHEDULING_ATTEMPTS,
     POD_SCHEDULING_SLI_DURATION_SECONDS,
     SCHEDULE_ATTEMPTS_TOTAL,
@@ -38,7 +39,8 @@ def observe_attempt(metrics: Metrics, result: str, profile: str, started: float)
 
 
 def pod_scheduled(metrics: Metrics, profile: str, started: float, pod_info: QueuedPodInfo) -> None:
-    """A pod bound: the attempt, how many attempts it took, and its end-to-end latency."""
+    """A pod bound: the attempt, how many attempts it took, its end-to-end latency, and
+    whether only the unschedulable pool's timeout flush had let it try again."""
     observe_attempt(metrics, SCHEDULED, profile, started)
     metrics.observe(POD_SCHEDULING_ATTEMPTS, pod_info.attempts)
     if pod_info.initial_attempt_wall is not None:
@@ -47,6 +49,8 @@ def pod_scheduled(metrics: Metrics, profile: str, started: float, pod_info: Queu
             perf_counter() - pod_info.initial_attempt_wall,
             attempts=attempts_label(pod_info.attempts),
         )
+    if pod_info.was_flushed_from_unschedulable:
+        metrics.inc(POD_SCHEDULED_AFTER_FLUSH_TOTAL)
 
 
 def pod_failed(metrics: Metrics, profile: str, started: float, rejected: bool) -> None:

@@ -2,28 +2,37 @@
 
 Assigned pods go to the cache, pending pods of our profiles to the queue; every change is
 also offered to the queue as a ClusterEvent so rejected pods whose hints say Queue move back.
+Each handler is timed into ``scheduler_event_handling_duration_seconds`` under the label of
+the event it handles, as upstream times its: a whole handler, or for an update that becomes
+several events, the cache update plus that event's requeueing.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.backend.cache.errors import CacheError
 from framework.interface.cluster_events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
+    EVENT_ASSIGNED_POD_UPDATE,
     EVENT_UNSCHEDULED_POD_ADD,
+    EVENT_UNSCHEDULED_POD_DELETE,
+    EVENT_UNSCHEDULED_POD_UPDATE,
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
 from framework.interface.events import ActionType, ClusterEvent, EventResource
+from framework.metrics import EVENT_HANDLING_DURATION_SECONDS
 
 if TYPE_CHECKING:
     from framework.api.node import Node
     from framework.api.pod import Pod
     from framework.features import FeatureGates
+    from framework.metrics import Metrics
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -50,6 +59,7 @@ class EventHandlers:
     queue: Any
     cache: Any
     features: FeatureGates
+    metrics: Metrics
 
     def handle_cluster_event(self, event_type: str, old: Any, new: Any) -> None:
         """A watch event: ``ADDED`` (new), ``MODIFIED`` (old, new) or ``DELETED`` (old)."""
@@ -72,28 +82,63 @@ class EventHandlers:
             # kube-scheduler watches PodGroups only with the GenericWorkload gate.
             if self.features.enabled("GenericWorkload"):
                 event = ClusterEvent(EventResource.POD_GROUP, _ACTION_OF_TYPE[event_type])
-                self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
+                self._move_timed(event, old, new, None)
         elif kind in _RESOURCE_OF_KIND:
             event = ClusterEvent(_RESOURCE_OF_KIND[kind], _ACTION_OF_TYPE[event_type])
-            self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
+            self._move_timed(event, old, new, None)
+
+    # ------------------------------------------------------------------------------------------
+    # Timing (scheduler_event_handling_duration_seconds)
+
+    @contextlib.contextmanager
+    def _handling(self, *events: ClusterEvent) -> Iterator[None]:
+        """Times the block once for each event, however it ends (upstream defers this)."""
+        started = perf_counter()
+        try:
+            yield
+        finally:
+            seconds = perf_counter() - started
+            for event in events:
+                self._observe_handling(event, seconds)
+
+    def _move_timed(
+        self,
+        event: ClusterEvent,
+        old: Any,
+        new: Any,
+        pre_check: Callable[[Pod], bool] | None,
+        updating: float = 0.0,
+    ) -> None:
+        """Requeues for ``event``, timed with the ``updating`` seconds the cache took before."""
+        started = perf_counter()
+        self.queue.move_all_to_active_or_backoff_queue(event, old, new, pre_check)
+        self._observe_handling(event, updating + perf_counter() - started)
+
+    def _observe_handling(self, event: ClusterEvent, seconds: float) -> None:
+        self.metrics.observe(EVENT_HANDLING_DURATION_SECONDS, seconds, event=event.label())
 
     # ------------------------------------------------------------------------------------------
     # Nodes
 
     def add_node_to_cache(self, node: Node) -> None:
-        self.cache.add_node(node)
         event = ClusterEvent(EventResource.NODE, ActionType.ADD)
-        self.queue.move_all_to_active_or_backoff_queue(event, None, node, None)
+        with self._handling(event):
+            self.cache.add_node(node)
+            self.queue.move_all_to_active_or_backoff_queue(event, None, node, None)
 
     def update_node_in_cache(self, old: Node, new: Node) -> None:
+        started = perf_counter()
         self.cache.update_node(old, new)
-        for event in node_scheduling_properties_change(new, old):
-            self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
+        events = node_scheduling_properties_change(new, old)
+        updating = perf_counter() - started
+        for event in events:
+            self._move_timed(event, old, new, None, updating)
 
     def delete_node_from_cache(self, node: Node) -> None:
         event = ClusterEvent(EventResource.NODE, ActionType.DELETE)
-        self.queue.move_all_to_active_or_backoff_queue(event, node, None, None)
-        self.cache.remove_node(node)
+        with self._handling(event):
+            self.queue.move_all_to_active_or_backoff_queue(event, node, None, None)
+            self.cache.remove_node(node)
 
     # ------------------------------------------------------------------------------------------
     # Pods
@@ -124,19 +169,29 @@ class EventHandlers:
             self._delete_pod_from_scheduling_queue(pod, in_binding=False)
 
     def _add_pod_to_scheduling_queue(self, pod: Pod) -> None:
-        self.cache.add_pod_group_member(pod)
-        self.queue.add(pod)
-        if self.features.enabled("GangScheduling"):
-            # The new pod may complete a gang whose other members PreEnqueue holds back.
-            self.queue.move_all_to_active_or_backoff_queue(
-                EVENT_UNSCHEDULED_POD_ADD, None, pod, None
-            )
+        with self._handling(EVENT_UNSCHEDULED_POD_ADD):
+            self.cache.add_pod_group_member(pod)
+            self.queue.add(pod)
+            if self.features.enabled("GangScheduling"):
+                # The new pod may complete a gang whose other members PreEnqueue holds back.
+                self.queue.move_all_to_active_or_backoff_queue(
+                    EVENT_UNSCHEDULED_POD_ADD, None, pod, None
+                )
 
     def _update_pod_in_scheduling_queue(self, old: Pod, new: Pod) -> None:
         if old.metadata.resource_version and (
             old.metadata.resource_version == new.metadata.resource_version
         ):
             return
+        # Timed as the update and as each other event the change amounts to, as upstream.
+        label = EVENT_UNSCHEDULED_POD_UPDATE.label()
+        changes = [
+            event for event in pod_scheduling_properties_change(new, old) if event.label() != label
+        ]
+        with self._handling(EVENT_UNSCHEDULED_POD_UPDATE, *changes):
+            self._update_queued_pod(old, new)
+
+    def _update_queued_pod(self, old: Pod, new: Pod) -> None:
         self.cache.update_pod_group_member(old, new)
         if self.cache.is_assumed_pod(new):
             if (
@@ -154,6 +209,10 @@ class EventHandlers:
             )
 
     def _delete_pod_from_scheduling_queue(self, pod: Pod, in_binding: bool) -> None:
+        with self._handling(EVENT_UNSCHEDULED_POD_DELETE):
+            self._delete_queued_pod(pod, in_binding)
+
+    def _delete_queued_pod(self, pod: Pod, in_binding: bool) -> None:
         self.queue.delete(pod)
         if in_binding:
             return
@@ -182,20 +241,28 @@ class EventHandlers:
         )
 
     def _add_assigned_pod_to_cache(self, pod: Pod) -> None:
-        with contextlib.suppress(CacheError):  # upstream logs and carries on
-            self.cache.add_pod(pod)
-        self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, pod, None)
+        with self._handling(EVENT_ASSIGNED_POD_ADD):
+            with contextlib.suppress(CacheError):  # upstream logs and carries on
+                self.cache.add_pod(pod)
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, pod, None)
 
     def _update_assigned_pod_in_cache(self, old: Pod, new: Pod) -> None:
-        with contextlib.suppress(CacheError):
-            self.cache.update_pod(old, new)
-        for event in pod_scheduling_properties_change(new, old):
-            self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
+        with self._handling(EVENT_ASSIGNED_POD_UPDATE):
+            started = perf_counter()
+            with contextlib.suppress(CacheError):
+                self.cache.update_pod(old, new)
+            events = pod_scheduling_properties_change(new, old)
+            updating = perf_counter() - started
+            for event in events:
+                self._move_timed(event, old, new, None, updating)
 
     def _delete_assigned_pod_from_cache(self, pod: Pod) -> None:
-        with contextlib.suppress(CacheError):
-            self.cache.remove_pod(pod)
-        self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None, None)
+        with self._handling(EVENT_ASSIGNED_POD_DELETE):
+            with contextlib.suppress(CacheError):
+                self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, pod, None, None
+            )
 
     def move_all_to_active_or_backoff_queue_on_assigned_pod_delete(
         self, pod: Pod, pre_check: Callable[[Pod], bool] | None

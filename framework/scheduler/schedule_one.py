@@ -31,6 +31,7 @@ from framework.interface.types import (
     QueuedPodInfo,
     ScoredNodes,
 )
+from framework.metrics import BINDING, PRIORITIZING_EXTENDER, SCHEDULING_ALGORITHM_DURATION_SECONDS
 from framework.runtime.metrics_recorder import observe_point, should_record_plugin_metrics
 from framework.scheduler import attempt_metrics
 from framework.scheduler.cycle import AttemptAborted, Cycle
@@ -42,7 +43,9 @@ if TYPE_CHECKING:
     from framework.api.pod import Pod
     from framework.features import FeatureGates
     from framework.interface.node_info import NodeInfo
+    from framework.metrics import Metrics
     from framework.runtime.framework import Framework
+    from framework.scheduler.goroutines import Goroutines
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -114,6 +117,8 @@ class ScheduleOne:
     tie_breaker: Callable[[Pod, list[str], str], str] | None
     current_cycle: Cycle | None
     features: FeatureGates
+    metrics: Metrics
+    goroutines: Goroutines
     schedule_one_pod_group: Callable[[QueuedPodInfo], None]
 
     # ------------------------------------------------------------------------------------------
@@ -155,7 +160,9 @@ class ScheduleOne:
         pods_to_activate = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
         self.current_cycle = Cycle(pod_info, state, framework)
-        result, assumed_pod_info, status = self._scheduling_cycle(framework, state, pod_info)
+        result, assumed_pod_info, status = self._scheduling_cycle(
+            framework, state, pod_info, attempt.started
+        )
         attempt.evaluated_nodes = result.evaluated_nodes
         attempt.feasible_nodes = result.feasible_nodes
         attempt.final_scores = result.final_scores
@@ -171,7 +178,7 @@ class ScheduleOne:
     # Scheduling cycle
 
     def _scheduling_cycle(
-        self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo
+        self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo, started: float
     ) -> tuple[ScheduleResult, QueuedPodInfo, Status | None]:
         try:
             self.cache.update_snapshot(self.snapshot)
@@ -182,7 +189,7 @@ class ScheduleOne:
                 Status.as_status(err),
             )
         try:
-            result, status = self._scheduling_algorithm(framework, state, pod_info)
+            result, status = self._scheduling_algorithm(framework, state, pod_info, started)
         except AttemptAborted as aborted:
             return ScheduleResult(nominating_info=CLEAR_NOMINATED_NODE), pod_info, aborted.status()
         if status is not None and not status.is_success():
@@ -193,6 +200,16 @@ class ScheduleOne:
         return result, assumed, None
 
     def _scheduling_algorithm(
+        self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo, started: float
+    ) -> tuple[ScheduleResult, Status | None]:
+        """Filter, score and select a host, or PostFilter when no node fits; timed from
+        ``started`` (a ``perf_counter`` reading: the pod's pop, for a pod of its own)."""
+        try:
+            return self._find_host_or_post_filter(framework, state, pod_info)
+        finally:
+            self.metrics.observe(SCHEDULING_ALGORITHM_DURATION_SECONDS, perf_counter() - started)
+
+    def _find_host_or_post_filter(
         self, framework: Framework, state: CycleState, pod_info: QueuedPodInfo
     ) -> tuple[ScheduleResult, Status | None]:
         pod = pod_info.pod
@@ -472,10 +489,13 @@ class ScheduleOne:
         for extender in self.extenders:
             if not extender.is_interested(pod):
                 continue
+            self.goroutines.started(PRIORITIZING_EXTENDER)
             try:
                 priorities, weight = extender.prioritize(pod, nodes)
             except Exception:
                 continue  # upstream ignores a prioritize error: the extender's scores are skipped
+            finally:
+                self.goroutines.ended(PRIORITIZING_EXTENDER)
             for host, score in priorities:
                 final = score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
                 by_node.setdefault(host, []).append(PluginScore(extender.name(), final))
@@ -604,6 +624,7 @@ class ScheduleOne:
         """
 
         def finish(status: Status | None) -> None:
+            self.goroutines.ended(BINDING)
             if status is not None and not status.is_success():
                 self._handle_binding_cycle_error(framework, state, assumed, result, status, attempt)
                 return
@@ -638,6 +659,7 @@ class ScheduleOne:
             self.binding_executor.submit(lambda: bind(until_bind()))
 
         def start() -> None:
+            self.goroutines.started(BINDING)
             self.current_cycle = cycle  # an executor may start it after other cycles ran
             try:
                 status = self._binding_cycle_until_permit(framework, state, result, assumed)

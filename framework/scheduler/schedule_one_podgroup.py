@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework import metrics
@@ -431,7 +432,9 @@ class ScheduleOnePodGroup:
         result = AlgorithmResult(pod_info, context)
         self.current_cycle = Cycle(pod_info, context.state, framework)
         try:
-            schedule_result, status = self._scheduling_algorithm(framework, context.state, pod_info)
+            schedule_result, status = self._scheduling_algorithm(
+                framework, context.state, pod_info, perf_counter()
+            )
         except AttemptAborted as aborted:
             schedule_result, status = ScheduleResult(), aborted.status()
         result.schedule_result, result.status = schedule_result, status

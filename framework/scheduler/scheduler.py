@@ -13,13 +13,14 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from framework.backend.cache import cache_metrics
 from framework.backend.cache.cache import Cache
 from framework.backend.cache.snapshot import Snapshot
 from framework.backend.queue.scheduling_queue import PriorityQueue
 from framework.extender.build import build_extenders
 from framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from framework.interface.types import NominatingInfo, NominatingMode
-from framework.metrics import Metrics
+from framework.metrics import DEFAULT_METRICS, Metrics
 from framework.runtime.framework import Framework
 from framework.runtime.registry import Registry
 from framework.runtime.waiting_pods import WaitingPodsMap
@@ -27,6 +28,7 @@ from framework.scheduler.binding_executor import InlineExecutor
 from framework.scheduler.cycle import Cycle
 from framework.scheduler.event_handlers import ADDED, EventHandlers
 from framework.scheduler.events import EventRecorder
+from framework.scheduler.goroutines import Goroutines
 from framework.scheduler.schedule_one import ScheduleOne, SchedulingAttempt
 from framework.scheduler.schedule_one_podgroup import ScheduleOnePodGroup
 from framework.trace import Observer
@@ -80,6 +82,11 @@ class Scheduler(ScheduleOne, ScheduleOnePodGroup, EventHandlers):
         self.event_recorder = event_recorder or EventRecorder(cluster, clock)
         for framework in profiles.values():
             framework.set_snapshot_shared_lister(self.snapshot)
+        self.metrics = next(iter(profiles.values())).metrics if profiles else DEFAULT_METRICS
+        """Where the scheduler's own metrics go: its profiles' (the queue counts there too)."""
+        self.goroutines = Goroutines()
+        self.goroutines.register(self.metrics)
+        cache_metrics.register_gauges(self.metrics, cache)
 
     @classmethod
     def from_configuration(

@@ -401,6 +401,12 @@ class Cache:
         with self._lock:
             return sum(len(item.info.pods) for item in self._nodes.values())
 
+    def sizes(self) -> tuple[int, int, int]:
+        """Assumed pods, pods (assumed ones too) and NodeInfos (ghosts too), as upstream's
+        ``scheduler_cache_size`` counts them."""
+        with self._lock:
+            return len(self._assumed_pods), len(self._pod_states), len(self._nodes)
+
     def dump(self) -> Dump:
         """Copies of every NodeInfo and the assumed pod keys; costly, for debugging and the UI."""
         with self._lock:

@@ -9,6 +9,7 @@ retried instead of waiting for an event that has come and gone.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from framework.backend.queue.backoff_queue import BackoffQueue
 from framework.backend.queue.keys import pod_info_key, pod_key
 from framework.interface.events import ClusterEvent
 from framework.interface.types import QueuedPodInfo
+from framework.metrics import POD_POPPED_IN_FLIGHT_EVENT
 
 logger = logging.getLogger(__name__)
 
@@ -230,6 +232,14 @@ class ActiveQueue:
             value.pod if isinstance(value, QueuedPodInfo) else value
             for value in self._in_flight_events.values_after(None)
         ]
+
+    def in_flight_labels(self) -> Counter[str]:
+        """The in-flight list counted by event label, each pod as ``PodPopped``: what upstream's
+        ``scheduler_inflight_events`` adds up as entries are pushed and pruned."""
+        return Counter(
+            value.event.label() if isinstance(value, InFlightEvent) else POD_POPPED_IN_FLIGHT_EVENT
+            for value in self._in_flight_events.values_after(None)
+        )
 
     def in_flight_pod_infos(self) -> list[QueuedPodInfo]:
         """Pods in flight, earliest popped first."""

@@ -1,17 +1,19 @@
 """The scheduling queue's metrics: pods coming in per queue and event, and its gauges.
 
-Upstream moves ``scheduler_pending_pods`` and ``scheduler_unschedulable_pods`` up and down
-as pods come and go; here both are read from the queue when someone asks (the same numbers,
-and nothing to keep in step while the scheduler runs).
+Upstream moves ``scheduler_pending_pods``, ``scheduler_unschedulable_pods`` and
+``scheduler_inflight_events`` up and down as pods and events come and go; here they are read
+from the queue when someone asks (the same numbers, and nothing to keep in step while the
+scheduler runs).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from framework.metrics import (
+    INFLIGHT_EVENTS,
     PENDING_PODS,
     QUEUE_INCOMING_PODS_TOTAL,
     UNSCHEDULABLE_PODS,
@@ -44,10 +46,15 @@ def count_incoming(metrics: Metrics, queue: str, event: str) -> None:
     metrics.inc(QUEUE_INCOMING_PODS_TOTAL, queue=queue, event=event)
 
 
-def register_gauges(metrics: Metrics, listing: Callable[[], QueueListing]) -> None:
-    """Makes the queue's current contents the source of its two gauges."""
+def register_gauges(
+    metrics: Metrics,
+    listing: Callable[[], QueueListing],
+    in_flight_labels: Callable[[], Mapping[str, int]],
+) -> None:
+    """Makes the queue's current contents the source of its three gauges."""
     metrics.gauge_source(PENDING_PODS, lambda: pending_pods(listing()))
     metrics.gauge_source(UNSCHEDULABLE_PODS, lambda: unschedulable_pods(listing()))
+    metrics.gauge_source(INFLIGHT_EVENTS, lambda: inflight_events(in_flight_labels()))
 
 
 def pending_pods(listing: QueueListing) -> dict[Labels, float]:
@@ -59,6 +66,15 @@ def pending_pods(listing: QueueListing) -> dict[Labels, float]:
         GATED: len(listing.gated),
     }
     return {(("queue", queue),): float(size) for queue, size in sizes.items()}
+
+
+def inflight_events(labels: Mapping[str, int]) -> dict[Labels, float]:
+    """Pods in flight (``PodPopped``) and the events recorded for them, by event label.
+
+    Upstream's gauge keeps a label at 0 once its entries are gone; one read here shows only
+    labels with entries now (the exporter sets those that went away to 0).
+    """
+    return {(("event", label),): float(n) for label, n in labels.items()}
 
 
 def unschedulable_pods(listing: QueueListing) -> dict[Labels, float]:

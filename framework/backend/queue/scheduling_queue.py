@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
@@ -184,7 +185,7 @@ class PriorityQueue:
         self.nominator = Nominator(self._get_pod if cluster is not None else None)
         self._next_backoff_flush: float | None = None
         self._next_leftover_flush: float | None = None
-        queue_metrics.register_gauges(self._metrics, self.listing)
+        queue_metrics.register_gauges(self._metrics, self.listing, self.in_flight_labels)
 
     @classmethod
     def from_frameworks(cls, frameworks: Iterable[Any], **options: Any) -> PriorityQueue:
@@ -712,6 +713,11 @@ class PriorityQueue:
     def in_flight_events(self) -> list[Pod | InFlightEvent]:
         """The in-flight record: each pod where its flight began, and the events since."""
         return self.active_q.list_in_flight_events()
+
+    @_locked
+    def in_flight_labels(self) -> Counter[str]:
+        """The in-flight record counted by event label (``PodPopped`` for the pods)."""
+        return self.active_q.in_flight_labels()
 
     @_locked
     def pending_pods(self) -> tuple[list[Pod], str]:
