@@ -12,13 +12,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from framework.api.field_errors import aggregate_message
 from framework.api.pod import CONDITION_TRUE, DISRUPTION_TARGET
 from framework.cluster.interface import NotFoundError
 from framework.interface.status import Status, StatusError
-from framework.metrics import PREEMPTION_VICTIMS
+from framework.metrics import (
+    GOROUTINE_RESULT_SUCCESS,
+    PREEMPTION_GOROUTINES_DURATION_SECONDS,
+    PREEMPTION_GOROUTINES_EXECUTION_TOTAL,
+    PREEMPTION_VICTIMS,
+)
 from framework.preemption.types import Candidate
 
 if TYPE_CHECKING:
@@ -157,6 +163,10 @@ class Executor:
             return
         self.handle.metrics.observe(PREEMPTION_VICTIMS, len(candidate.victims.pods))
         self.preempting.add(preemptor.uid)
+        # Upstream's goroutine defers both metrics with arguments Go evaluates as it starts:
+        # the result is always "success", the duration the time to reach those lines.
+        started = perf_counter()
+        duration = perf_counter() - started
         failed = False
         try:
             failed = self._clear_lower_priority_nominations(preemptor, candidate.name)
@@ -176,9 +186,17 @@ class Executor:
         finally:
             self.preempting.discard(preemptor.uid)
             self.last_victims_pending_preemption.pop(preemptor.uid, None)
+            self._count_preemption_goroutine(duration)
         if failed:
             # The preemptor may be parked as unschedulable; let it retry soon.
             _activate(self.handle, preemptor.pods())
+
+    def _count_preemption_goroutine(self, duration: float) -> None:
+        metrics = self.handle.metrics
+        metrics.inc(PREEMPTION_GOROUTINES_EXECUTION_TOTAL, result=GOROUTINE_RESULT_SUCCESS)
+        metrics.observe(
+            PREEMPTION_GOROUTINES_DURATION_SECONDS, duration, result=GOROUTINE_RESULT_SUCCESS
+        )
 
     def _try_preempt(
         self, candidate: Candidate, preemptor: Preemptor, victim: Pod, plugin_name: str

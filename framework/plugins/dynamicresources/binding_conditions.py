@@ -17,6 +17,15 @@ from framework.api.resource_claim import (
     DeviceRequestAllocationResult,
     ResourceClaim,
 )
+from framework.metrics import (
+    BINDING_CONDITIONS_STATUS_ERROR,
+    BINDING_CONDITIONS_STATUS_FAILED,
+    BINDING_CONDITIONS_STATUS_SUCCESS,
+    BINDING_CONDITIONS_STATUS_TIMEOUT,
+    DRA_BINDINGCONDITIONS_ALLOCATIONS_TOTAL,
+    DRA_BINDINGCONDITIONS_WAIT_DURATION_SECONDS,
+    Metrics,
+)
 
 ERR_DEVICE_BINDING_TIMEOUT = "device binding timeout"
 ERR_DEVICE_BINDING_FAILED = "device binding failed"
@@ -130,3 +139,41 @@ def allocated_device_status(
 def _is_true(device_status: AllocatedDeviceStatus, condition_type: str) -> bool:
     condition = device_status.condition(condition_type)
     return condition is not None and condition.status == "True"
+
+
+def wait_status(error: str | None) -> str:
+    """The ``status`` label of the wait's metrics: how the wait ended."""
+    if error is None:
+        return BINDING_CONDITIONS_STATUS_SUCCESS
+    if error.startswith(ERR_DEVICE_BINDING_TIMEOUT):
+        return BINDING_CONDITIONS_STATUS_TIMEOUT
+    if error.startswith(ERR_DEVICE_BINDING_FAILED):
+        return BINDING_CONDITIONS_STATUS_FAILED
+    return BINDING_CONDITIONS_STATUS_ERROR
+
+
+def record_wait(
+    metrics: Metrics, profile: str, claims: Iterable[ResourceClaim], status: str, seconds: float
+) -> None:
+    """The wait's duration once per allocated device, and one allocation per device that has
+    binding conditions, each under its driver (upstream's PreBind records both so)."""
+    for claim in claims:
+        allocation = claim.status.allocation
+        if allocation is None:
+            continue
+        for result in allocation.results:
+            metrics.observe(
+                DRA_BINDINGCONDITIONS_WAIT_DURATION_SECONDS,
+                seconds,
+                profile=profile,
+                driver=result.driver,
+                status=status,
+            )
+        for result in allocation.results:
+            if result.binding_conditions:
+                metrics.inc(
+                    DRA_BINDINGCONDITIONS_ALLOCATIONS_TOTAL,
+                    profile=profile,
+                    driver=result.driver,
+                    status=status,
+                )

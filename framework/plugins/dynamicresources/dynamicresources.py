@@ -833,11 +833,19 @@ class DynamicResources(
         docs/dra.md).
         """
         self._record_binding_conditions_pending(pod, node_name)
+        started = time.perf_counter()
         try:
             self._refresh_claims(data)
+            error = binding_conditions.wait_outcome(data.claims, self.binding_timeout, self._now())
         except _BindError as err:
-            return Status.error(str(err))
-        error = binding_conditions.wait_outcome(data.claims, self.binding_timeout, self._now())
+            error = str(err)
+        binding_conditions.record_wait(
+            self.handle.metrics,
+            self.handle.profile_name(),
+            data.claims,
+            binding_conditions.wait_status(error),
+            time.perf_counter() - started,
+        )
         return Status.error(error) if error is not None else None
 
     def _record_binding_conditions_pending(self, pod: Pod, node_name: str) -> None:

@@ -315,7 +315,7 @@ class WritableCluster(InMemoryCluster):
 
 class FakeHandle:
     """What the volume and DRA plugins use from the Handle: the cluster, the snapshot, the
-    clock and the metrics."""
+    clock, the metrics and the profile's name."""
 
     def __init__(self, objects: list[Any] = (), node_infos: list[NodeInfo] = ()) -> None:  # type: ignore[assignment]
         self._cluster = WritableCluster(objects)
@@ -328,6 +328,9 @@ class FakeHandle:
 
     def snapshot_shared_lister(self) -> Snapshot:
         return self._snapshot
+
+    def profile_name(self) -> str:
+        return "default-scheduler"
 
 
 def node_infos_of(*nodes: Any) -> list[NodeInfo]:
