@@ -2,8 +2,9 @@
 
 The engine keeps its numbers in plain dictionaries (it has no Prometheus dependency); this
 subclass forwards every count and observation, with the ``workspace`` label, to the families
-of ``families.py`` as it happens. The queue's gauges are read from the queue on demand in the
-engine, so ``publish_gauges`` copies them over; the scheduler service calls it as it ticks.
+of ``families.py`` as it happens. The gauges of the queue, the cache and the work in flight
+are read on demand in the engine, and plugin evaluations are tallied, so ``publish_gauges``
+copies the gauges over and counts the tallies; the scheduler service calls it as it ticks.
 """
 
 from __future__ import annotations
@@ -45,16 +46,20 @@ class WorkspaceMetrics(Metrics):
             _observe_times(child, value, times)
 
     def publish_gauges(self, force: bool = False) -> None:
-        """Copies the gauges read from the queue; label sets that went away are set to 0."""
+        """Copies the gauges read on demand (label sets that went away are set to 0) and
+        counts the tallies."""
         now = time.monotonic()
         if not force and now - self._last_publish < PUBLISH_INTERVAL:
             return
         self._last_publish = now
+        self.flush()
         for name in self.sourced_gauges():
             self._publish(name, self.series(name))
 
     def clear_gauges(self) -> None:
-        """Zeroes every published gauge: the workspace's scheduler stopped in this process."""
+        """Counts what is tallied and zeroes every published gauge: the workspace's scheduler
+        stopped in this process."""
+        self.flush()
         for name in list(self._published):
             self._publish(name, {})
 
