@@ -27,9 +27,21 @@ IN_THE_RECORDING = [
     "scheduler_preemption_victims",
     "scheduler_batch_attempts_total",
     "scheduler_batch_cache_flushed_total",
+    "scheduler_scheduling_algorithm_duration_seconds",
+    "scheduler_pod_scheduled_after_flush_total",
+    "scheduler_plugin_evaluation_total",
+    "scheduler_cache_size",
+    "scheduler_goroutines",
+    "scheduler_inflight_events",
+    "scheduler_event_handling_duration_seconds",
+    "scheduler_get_node_hint_duration_seconds",
+    "scheduler_store_schedule_results_duration_seconds",
+    "scheduler_preemption_goroutines_duration_seconds",
+    "scheduler_preemption_goroutines_execution_total",
 ]
 """What the engine keeps and the recorded run of kube-scheduler showed (permit waits, claims
-made for extended resources and pod groups need plugins or gates it ran without)."""
+made for extended resources, pod groups and DRA binding conditions need plugins or gates it
+ran without)."""
 
 
 @pytest.mark.parametrize("name", IN_THE_RECORDING)

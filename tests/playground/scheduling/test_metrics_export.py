@@ -68,3 +68,49 @@ def test_scheduled_and_unschedulable_pods_are_counted_per_result(
     service.stop()
     stopped = scrape(client)
     assert value(stopped, "scheduler_pending_pods", queue="unschedulable", workspace=ws) == 0
+
+
+def test_the_cache_work_in_flight_and_plugin_calls_are_exported(
+    client, settings, make_service, workspace, cluster, binding_tasks
+):
+    settings.METRICS_TOKEN = TOKEN
+    ws = str(workspace.pk)
+    before = scrape(client)
+    cluster.add(node_manifest("n1", cpu="1"))
+    for name in ("a", "b"):
+        cluster.add(pod_manifest(name, cpu="400m"))
+    service = make_service()
+    assert service.start()
+    assert service.tick()
+    assert len(binding_tasks.requests) == 2
+    service.metrics.publish_gauges(force=True)
+    binding = scrape(client)
+    # Both binding cycles are out at the binding tasks; both pods are only assumed.
+    assert value(binding, "scheduler_goroutines", operation="binding", workspace=ws) == 2
+    assert value(binding, "scheduler_cache_size", type="assumed_pods", workspace=ws) == 2
+    settle(service, binding_tasks)
+    service.metrics.publish_gauges(force=True)
+    bound = scrape(client)
+
+    def delta(name: str, **labels: str) -> float:
+        return value(bound, name, workspace=ws, **labels) - value(
+            before, name, workspace=ws, **labels
+        )
+
+    assert value(bound, "scheduler_goroutines", operation="binding", workspace=ws) == 0
+    sizes = {
+        kind: value(bound, "scheduler_cache_size", type=kind, workspace=ws)
+        for kind in (
+            "nodes",
+            "pods",
+            "assumed_pods",
+        )
+    }
+    assert sizes == {"nodes": 1, "pods": 2, "assumed_pods": 0}
+    evaluations = "scheduler_plugin_evaluation_total"
+    fit = {"plugin": "NodeResourcesFit", "profile": "default-scheduler"}
+    assert delta(evaluations, extension_point="Filter", **fit) == 2
+    assert delta(evaluations, extension_point="PreFilter", **fit) == 2
+    assert delta("scheduler_scheduling_algorithm_duration_seconds_count") == 2
+    assert delta("scheduler_event_handling_duration_seconds_count", event="NodeAdd") == 1
+    assert delta("scheduler_event_handling_duration_seconds_count", event="AssignedPodAdd") == 2
