@@ -82,9 +82,16 @@ class EventHandlers:
             # kube-scheduler watches PodGroups only with the GenericWorkload gate.
             if self.features.enabled("GenericWorkload"):
                 event = ClusterEvent(EventResource.POD_GROUP, _ACTION_OF_TYPE[event_type])
-                self._move_timed(event, old, new, None)
+                self._requeue_for(event, old, new)
         elif kind in _RESOURCE_OF_KIND:
             event = ClusterEvent(_RESOURCE_OF_KIND[kind], _ACTION_OF_TYPE[event_type])
+            self._requeue_for(event, old, new)
+
+    def _requeue_for(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """A change of a kind the scheduler does not cache. Upstream registers a handler only
+        for the actions some plugin's events ask for: for the others, nothing (not even the
+        handling duration) is recorded."""
+        if self.queue.hints.is_event_of_interest(event):
             self._move_timed(event, old, new, None)
 
     # ------------------------------------------------------------------------------------------

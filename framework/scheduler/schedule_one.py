@@ -624,7 +624,12 @@ class ScheduleOne:
         """
 
         def finish(status: Status | None) -> None:
-            self.goroutines.ended(BINDING)
+            try:
+                conclude(status)
+            finally:
+                self.goroutines.ended(BINDING)
+
+        def conclude(status: Status | None) -> None:
             if status is not None and not status.is_success():
                 self._handle_binding_cycle_error(framework, state, assumed, result, status, attempt)
                 return
