@@ -78,6 +78,7 @@ from playground.clusters.leader import ElectionConfig
 from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import SecondScheduler, Switches, linked_switches
 from playground.live import broadcast
+from playground.metrics.history import Sampler
 from playground.metrics.workspace_metrics import WorkspaceMetrics
 from playground.scheduling import lease, status
 from playground.scheduling.attempts import AttemptRecorder
@@ -176,6 +177,8 @@ class SchedulerService:
         self.recorder = AttemptRecorder(workspace_id, background=background_writes)
         self.metrics = WorkspaceMetrics(workspace_id)
         """kube-scheduler's metrics of this workspace, exported to /metrics as they change."""
+        self.history = Sampler(workspace_id)
+        """Stores the workspace's /metrics series now and then, for the Metrics tab."""
         self.live = LiveTrace(workspace_id, self.clock)
         """Streams each extension point to the pages that watch (see ``_follow_watches``)."""
         self.permit_decisions = PermitDecisions(self._waiting_pod)
@@ -228,12 +231,15 @@ class SchedulerService:
         self._standby_stored = stored.values_list("standby", flat=True).first() or ""
         self.rebuild()
         self.announce()
+        # The tab's first window then starts from where this scheduler started counting.
+        self.history.sample()
         return True
 
     def stop(self, release: bool = True) -> None:
         """Ends the service; ``release`` gives the lease up so a successor starts at once."""
         self._replace_scheduler()
         self.metrics.clear_gauges()
+        self.history.sample()
         self.recorder.close()
         if self.second is not None:
             self.second.stop()
@@ -432,6 +438,7 @@ class SchedulerService:
         self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
         self.metrics.publish_gauges()
+        self.history.tick()
         self._follow_watches()
         # What a person asked for shows at once, and so does the state a burst of work ends in.
         self._publish(force=bool(commands) or (was_busy and not self.busy))
