@@ -22,4 +22,3 @@ def metrics(request: HttpRequest) -> HttpResponse:
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     return HttpResponse(generate_latest(exported_registry()), content_type=CONTENT_TYPE_LATEST)
-
