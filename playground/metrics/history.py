@@ -24,13 +24,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from prometheus_client import CollectorRegistry
 from prometheus_client.samples import Sample
 
 from framework.metrics import DEFINITIONS
-from playground.metrics.families import WORKSPACE
 from playground.metrics.models import MetricsSample
-from playground.metrics.registry import exported_registry
+from playground.metrics.registry import exported_families
 from playground.workspaces.models import Workspace
 
 logger = logging.getLogger(__name__)
@@ -47,16 +45,17 @@ PENDING = "scheduler_pending_pods"
 UNSCHEDULABLE = "scheduler_unschedulable_pods"
 BOUNDS = list(DEFINITIONS[DURATION].buckets)
 """The finite bucket bounds of the attempt duration histogram (upstream's)."""
+SAMPLE_NAMES = (ATTEMPTS, f"{DURATION}_bucket", f"{DURATION}_sum", PENDING, UNSCHEDULABLE)
 
 
-def sample_values(workspace_id: int, registry: CollectorRegistry | None = None) -> dict[str, Any]:
+def sample_values(workspace_id: int) -> dict[str, Any]:
     """The workspace's series of the four families, in the stored form (module docstring)."""
     attempts: dict[tuple[str, str], float] = {}
     buckets: dict[tuple[str, str], dict[float, float]] = {}
     sums: dict[tuple[str, str], float] = {}
     pending: dict[str, float] = {}
     unschedulable: dict[tuple[str, str], float] = {}
-    for sample in _samples(workspace_id, registry or exported_registry()):
+    for sample in _samples(workspace_id):
         labels = sample.labels
         if sample.name == ATTEMPTS:
             attempts[labels["result"], labels["profile"]] = sample.value
@@ -82,13 +81,9 @@ def sample_values(workspace_id: int, registry: CollectorRegistry | None = None) 
     }
 
 
-def _samples(workspace_id: int, registry: CollectorRegistry) -> Iterator[Sample]:
-    wanted = {ATTEMPTS, f"{DURATION}_bucket", f"{DURATION}_sum", PENDING, UNSCHEDULABLE}
-    workspace = str(workspace_id)
-    for family in registry.collect():
-        for sample in family.samples:
-            if sample.name in wanted and sample.labels.get(WORKSPACE) == workspace:
-                yield sample
+def _samples(workspace_id: int) -> Iterator[Sample]:
+    for family in exported_families(SAMPLE_NAMES, str(workspace_id)):
+        yield from family.samples
 
 
 def take_sample(workspace_id: int, now: float | None = None) -> MetricsSample | None:
