@@ -26,8 +26,6 @@ from playground.metrics.window import (
     time_average,
 )
 
-REFRESH_SECONDS = 10
-"""How often the page reloads its body: the sampling interval."""
 TOP_PLUGINS = 10
 ALL_PROFILES = ""
 QUEUES = ("active", "backoff", "unschedulable", "gated")
@@ -42,6 +40,9 @@ class Window:
     seconds: int
     step: int
     """Seconds between two points of the charts (a rate over ``step`` each)."""
+    refresh: int = 10
+    """Seconds between two reloads of the page's body: a sample's worth for short windows,
+    less often for long ones (a day's samples take a second or two to add up)."""
 
     @property
     def step_range(self) -> str:
@@ -53,8 +54,8 @@ WINDOWS = (
     Window("5m", "5 min", 300, 20),
     Window("15m", "15 min", 900, 30),
     Window("1h", "1 h", 3600, 120),
-    Window("6h", "6 h", 21600, 600),
-    Window("24h", "24 h", 86400, 1800),
+    Window("6h", "6 h", 21600, 600, refresh=60),
+    Window("24h", "24 h", 86400, 1800, refresh=60),
 )
 DEFAULT_WINDOW = WINDOWS[1]
 
@@ -140,8 +141,11 @@ def metrics_tab(
     tab.covered = readings[-1].time - readings[0].time
     tab.starts_late = readings[0].time > now - tab.window.seconds + tab.window.step
     tab.latest = datetime.fromtimestamp(readings[-1].time, tz=UTC)
-    _totals(tab, readings)
-    _charts(tab, readings, now)
+    series = Series(
+        _series(readings, _attempts(tab.profile)), _series(readings, _buckets(tab.profile))
+    )
+    _totals(tab, readings, series)
+    _charts(tab, readings, series, now)
     return tab
 
 
@@ -185,13 +189,27 @@ def _profiles(readings: list[Reading]) -> list[str]:
 # ----------------------------------------------------------------------------------------------
 # Series: one list of values per label set, aligned with the readings (0 where absent)
 
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """The counters' series the totals and the charts both read."""
+
+    attempts: dict[tuple[Any, ...], list[float]]
+    buckets: dict[tuple[Any, ...], list[float]]
+
+
 Extract = Callable[[dict[str, Any]], dict[tuple[Any, ...], float]]
 
 
 def _series(readings: list[Reading], extract: Extract) -> dict[tuple[Any, ...], list[float]]:
-    per_reading = [extract(reading.values) for reading in readings]
-    keys = sorted({key for values in per_reading for key in values}, key=repr)
-    return {key: [values.get(key, 0.0) for values in per_reading] for key in keys}
+    columns: dict[tuple[Any, ...], list[float]] = {}
+    for index, reading in enumerate(readings):
+        for key, value in extract(reading.values).items():
+            column = columns.get(key)
+            if column is None:
+                column = columns[key] = [0.0] * len(readings)
+            column[index] = value
+    return columns
 
 
 def _attempts(profile: str) -> Extract:
@@ -248,13 +266,13 @@ def _quantile(q: float, buckets: dict[Any, float]) -> float | None:
 # The numbers of the window, and its charts
 
 
-def _totals(tab: MetricsTab, readings: list[Reading]) -> None:
-    attempts = _increase_by(_series(readings, _attempts(tab.profile)), group=0)
+def _totals(tab: MetricsTab, readings: list[Reading], series: Series) -> None:
+    attempts = _increase_by(series.attempts, group=0)
     tab.attempts = [
         AttemptTotal(result, count, count / tab.covered if tab.covered > 0 else None)
         for result, count in sorted(attempts.items())
     ]
-    buckets = _increase_by(_series(readings, _buckets(tab.profile)), group=2)
+    buckets = _increase_by(series.buckets, group=2)
     tab.p50, tab.p99 = _quantile(0.5, buckets), _quantile(0.99, buckets)
     tab.pending = sorted((queue, pods) for (queue,), pods in _pending(readings[-1].values).items())
     tab.plugins = _top_plugins(readings, tab.profile)
@@ -280,12 +298,11 @@ def _top_plugins(readings: list[Reading], profile: str) -> list[PluginRow]:
     return rows[:TOP_PLUGINS]
 
 
-def _charts(tab: MetricsTab, readings: list[Reading], now: float) -> None:
+def _charts(tab: MetricsTab, readings: list[Reading], series: Series, now: float) -> None:
     times = [reading.time for reading in readings]
     window = tab.window
     found = [s for s in steps(times, now, window.seconds, window.step) if s.stop - s.first >= 1]
-    attempts = _series(readings, _attempts(tab.profile))
-    buckets = _series(readings, _buckets(tab.profile))
+    attempts, buckets = series.attempts, series.buckets
     rates: dict[str, list[tuple[float, float]]] = {}
     latency: dict[str, list[tuple[float, float]]] = {"p50": [], "p99": []}
     for step in found:

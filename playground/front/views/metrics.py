@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 
 from playground.front.access import workspace_view
-from playground.front.metrics_tab import REFRESH_SECONDS, metrics_tab
+from playground.front.metrics_tab import metrics_tab
 from playground.front.pages import render_page
+from playground.metrics.history import SAMPLE_INTERVAL
 from playground.workspaces.models import Workspace
 
 
@@ -17,6 +18,6 @@ def workspace_metrics(request: HttpRequest, workspace: Workspace) -> HttpRespons
         "section": "metrics",
         "workspace": workspace,
         "tab": metrics_tab(workspace.pk, request.GET),
-        "refresh": REFRESH_SECONDS,
+        "sample_interval": f"{SAMPLE_INTERVAL:g}",
     }
     return render_page(request, "front/metrics.html", "front/metrics_body.html", context)

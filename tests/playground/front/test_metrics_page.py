@@ -177,6 +177,8 @@ def test_htmx_gets_the_body_that_polls_itself_with_the_choice(htmx, workspace):
     assert "<h1>" not in html
     assert 'hx-trigger="every 10s"' in html
     assert f"/w/{workspace.slug}/metrics/?window=1h&amp;profile=" in html
+    # A day's samples take a while to add up: the long windows refresh less often.
+    assert 'hx-trigger="every 60s"' in page(htmx, workspace, window="24h")
 
 
 def test_staff_get_a_link_to_metrics(logged_in, workspace, user):
