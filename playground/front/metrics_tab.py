@@ -120,6 +120,15 @@ class MetricsTab:
         return duration_text(self.p99)
 
     @property
+    def covered_text(self) -> str:
+        """How long the history in the window is, in the window's units."""
+        if self.covered < 120:
+            return f"{self.covered:.0f} s"
+        if self.covered < 7200:
+            return f"{self.covered / 60:.0f} min"
+        return f"{self.covered / 3600:.1f} h"
+
+    @property
     def promql(self) -> dict[str, str]:
         """The PromQL giving each number and line from /metrics."""
         return promql(self.workspace_id, self.profile, self.window)

@@ -143,9 +143,13 @@ def test_without_samples_the_page_says_why(logged_in, workspace):
 
 
 def test_a_history_shorter_than_the_window_says_how_much_it_covers(logged_in, workspace):
-    store(workspace, 120, attempts=[("scheduled", PROFILE, 1)])
+    store(workspace, 90, attempts=[("scheduled", PROFILE, 1)])
     store(workspace, 0, attempts=[("scheduled", PROFILE, 2)])
-    assert "the history covers only 120 s of the 15 min window" in page(logged_in, workspace)
+    assert "the history covers only 90 s of the 15 min window" in page(logged_in, workspace)
+    store(workspace, 600, attempts=[("scheduled", PROFILE, 0)])
+    assert "the history covers only 10 min of the 15 min window" in page(logged_in, workspace)
+    store(workspace, 890, attempts=[("scheduled", PROFILE, 0)])  # within a step of the start
+    assert "the history covers only" not in page(logged_in, workspace)
 
 
 def test_another_workspace_s_samples_are_not_shown(logged_in, workspace, user):
