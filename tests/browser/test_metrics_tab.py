@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.browser.steps import log_in, mark_page, page_is_the_same, pod_yaml
+from tests.browser.steps import bulk_create, log_in, mark_page, page_is_the_same
 
 SAMPLED_MS = 40_000
 """A sample every 10 s, a refresh every 10 s: the page shows a new sample within ~20 s."""
@@ -58,11 +58,3 @@ def test_a_person_reads_the_scheduler_s_metrics_over_a_window(context, demo):
 
     page.goto("/w/demo/metrics/?window=abc")
     expect(page.locator(".errors")).to_contain_text('window: unknown value "abc"')
-
-
-def bulk_create(page: Page, name: str, cpu: str, count: int) -> None:
-    page.goto("/w/demo/transfer/?kind=Pod")
-    page.get_by_label("Template").fill(pod_yaml(name, cpu, label=name))
-    page.get_by_label("How many").fill(str(count))
-    page.get_by_role("button", name="Create").click()
-    expect(page.locator("#bulk")).to_contain_text(f"{count} of {count} created")

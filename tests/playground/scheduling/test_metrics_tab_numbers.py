@@ -14,21 +14,15 @@ from playground.metrics.history import SAMPLE_INTERVAL
 from playground.metrics.models import MetricsSample
 from playground.metrics.window import histogram_quantile
 from tests.playground.front.test_metrics_page import cell
-from tests.playground.metrics.scrape import samples, value
+from tests.playground.metrics.scrape import value
 from tests.playground.scheduling.manifests import node_manifest, pod_manifest
+from tests.playground.scheduling.test_metrics_export import TOKEN, scrape
 from tests.playground.scheduling.test_service import settle
 
 pytestmark = pytest.mark.django_db
 
-TOKEN = "scrape"
 PROFILE = "default-scheduler"
 DURATION = "scheduler_scheduling_attempt_duration_seconds"
-
-
-def scrape(client) -> dict:
-    response = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
-    assert response.status_code == 200
-    return samples(response.content.decode())
 
 
 def test_the_page_shows_what_metrics_says_for_the_workspace(
