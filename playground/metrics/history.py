@@ -9,8 +9,8 @@ mode) and keeps the workspace's series of four families, in a compact form:
      "pending": [[queue, pods], ...],
      "unschedulable": [[plugin, profile, pods], ...]}
 
-Series at 0 are left out (absent reads as 0). The scheduler service samples every
-``SAMPLE_INTERVAL`` seconds of wall time while it runs, and once when it stops; samples older
+Series at 0 are left out (absent reads as 0). The scheduler service samples when it starts,
+every ``SAMPLE_INTERVAL`` seconds of wall time while it runs, and when it stops; samples older
 than ``RETENTION`` are pruned, at most once every ``PRUNE_INTERVAL``.
 """
 

@@ -239,13 +239,17 @@ class SchedulerService:
         """Ends the service; ``release`` gives the lease up so a successor starts at once."""
         self._replace_scheduler()
         self.metrics.clear_gauges()
-        self.history.sample()
         self.recorder.close()
         if self.second is not None:
             self.second.stop()
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
             self.announce()
+        # Last: the Metrics tab's final sample is not worth a stop left half done.
+        try:
+            self.history.sample()
+        except Exception:
+            logger.exception("workspace %s: the last metrics sample failed", self.workspace_id)
 
     def renew_lease(self) -> bool:
         """Renews the lease once a third of it has passed: often enough never to let it lapse."""

@@ -105,3 +105,15 @@ def test_the_service_samples_when_it_starts_every_interval_and_when_it_stops(
     # The last sample is taken after the service zeroed its gauges, as /metrics shows them.
     assert taken[-1].values["pending"] == []
     assert any(row[0] == "unschedulable" for row in taken[-1].values["attempts"])
+
+
+def test_a_failing_last_sample_does_not_keep_the_lease(make_service, workspace, clock):
+    service = make_service()
+    assert service.start()
+
+    def broken(now=None):
+        raise RuntimeError("the database went away")
+
+    service.history.sample = broken
+    service.stop()
+    assert make_service("worker-b").start(), "the lease was released for a successor"
