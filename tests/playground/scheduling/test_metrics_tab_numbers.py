@@ -107,7 +107,7 @@ def test_the_service_samples_when_it_starts_every_interval_and_when_it_stops(
     assert any(row[0] == "unschedulable" for row in taken[-1].values["attempts"])
 
 
-def test_a_failing_last_sample_does_not_keep_the_lease(make_service, workspace, clock):
+def test_a_failing_last_sample_does_not_keep_the_lease(make_service, workspace):
     service = make_service()
     assert service.start()
 
