@@ -14,6 +14,9 @@ one pod's page or the debugger page watching the live trace.
 ``python -m benchmarks explain-pages [--nodes 2000] [--pods 1000]`` times the explain panels
 and the pods list beside them on a big workspace (``benchmarks/explain_pages.py``).
 
+``python -m benchmarks metrics-samples [--workspaces 20]`` times one sample of the Metrics tab's
+history and the tab over 15 minutes and 24 hours (``benchmarks/metrics_samples.py``).
+
 ``python -m benchmarks live [--nodes 5000] [--pods 10000] [--burst 1000] [--mode both]
 [--reference both]`` puts the playground's mirror and second scheduler beside the real
 kube-scheduler (with its default client limits and with scheduler_perf's) on a real control
@@ -37,7 +40,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import compare, compare_workers, explain_pages, live, playground_e2e
+from benchmarks import (
+    compare,
+    compare_workers,
+    explain_pages,
+    live,
+    metrics_samples,
+    playground_e2e,
+)
 from benchmarks.control_plane import ControlPlaneError
 from benchmarks.harness import NotSimulated, Result, not_simulated, run_workload
 from benchmarks.processes import machine_usage, stolen_usage
@@ -60,6 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "explain-pages":
         return _explain_pages(args)
+    if args.command == "metrics-samples":
+        return _metrics_samples(args)
+    if args.command == "metrics-samples-one":
+        metrics_samples.run_one(args.workspaces)
+        return 0
     if args.command == "one":
         try:
             result = run_workload(
@@ -141,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     pages.add_argument("--nodes", type=int, default=explain_pages.DEFAULT_NODES)
     pages.add_argument("--pods", type=int, default=explain_pages.DEFAULT_PODS, help="pending")
+    for name in ("metrics-samples", "metrics-samples-one"):
+        samples = commands.add_parser(name, help="what the Metrics tab's samples cost")
+        samples.add_argument("--workspaces", type=int, default=metrics_samples.DEFAULT_WORKSPACES)
     on_cluster = commands.add_parser(
         "live",
         help="the mirror and the second scheduler beside the real kube-scheduler, on a real"
@@ -170,6 +188,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     on_cluster.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
     return parser
+
+
+def _metrics_samples(args: argparse.Namespace) -> int:
+    print(f"{args.workspaces} workspaces' series (median of {metrics_samples.REPEATS})")
+    for what, figure in metrics_samples.run(args.workspaces):
+        print(f"{what:<55} {figure:9.1f}", flush=True)
+    return 0
 
 
 def _explain_pages(args: argparse.Namespace) -> int:

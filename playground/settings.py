@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "playground.clusters",
     "playground.compare",
     "playground.health",
+    "playground.metrics",
 ]
 
 MIDDLEWARE = [

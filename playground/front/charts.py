@@ -1,4 +1,5 @@
-"""A line chart of the queue sizes over a time window, drawn as inline SVG (no library).
+"""Line charts over a time window, drawn as inline SVG (no library): the queue sizes here,
+the Metrics tab's series (``line_chart``).
 
 Samples are the service's ``[[time, active, backoff, unschedulable, gated], ...]`` (samples
 stored before gated pods were counted apart lack the last value: 0). The chart shows a window
@@ -96,18 +97,44 @@ def queue_chart(samples: Sequence[Sequence[float]], window: str | None = None) -
     start = end - span
     shown = _from(samples, start)
     chart.peak = int(max(max(sample[1:]) for sample in shown if sample[0] >= start))
-    top, chart.y_ticks = _pod_ticks(int(max(max(sample[1:]) for sample in shown)))
+    lines = {
+        name: [(sample[0], sample[1 + index]) for sample in shown]
+        for index, name in enumerate(SERIES)
+    }
+    _draw(chart, lines, end, span, smallest_step=1)
+    chart.latest = {name: int(samples[-1][1 + index]) for index, name in enumerate(SERIES)}
+    return chart
+
+
+def line_chart(
+    lines: dict[str, Sequence[tuple[float, float]]], end: float, span: float
+) -> LineChart:
+    """A chart of (time, value) lines over the ``span`` seconds ending at ``end``; the y axis
+    goes from 0 to a round number at or above the highest value."""
+    chart = LineChart()
+    _draw(chart, lines, end, max(span, 1.0))
+    return chart
+
+
+def _draw(
+    chart: LineChart,
+    lines: dict[str, Sequence[tuple[float, float]]],
+    end: float,
+    span: float,
+    smallest_step: float = 0.0,
+) -> None:
+    highest = max((value for points in lines.values() for _, value in points), default=0.0)
+    top, chart.y_ticks = _value_ticks(highest, smallest_step)
     chart.x_ticks = _time_ticks(span)
+    start = end - span
 
     def point(time: float, value: float) -> str:
         return f"{_x(time, start, span):.1f},{_y(value, top):.1f}"
 
     chart.lines = {
-        name: " ".join(point(sample[0], sample[1 + index]) for sample in shown)
-        for index, name in enumerate(SERIES)
+        name: " ".join(point(time, value) for time, value in points)
+        for name, points in lines.items()
     }
-    chart.latest = {name: int(samples[-1][1 + index]) for index, name in enumerate(SERIES)}
-    return chart
 
 
 def _window(window: str | None) -> tuple[str, str]:
@@ -142,20 +169,23 @@ def _y(value: float, top: float) -> float:
     return HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * value / top
 
 
-def _pod_ticks(peak: int) -> tuple[int, list[Tick]]:
+def _value_ticks(peak: float, smallest_step: float = 0.0) -> tuple[float, list[Tick]]:
     """The y axis's top (a round number at or above the peak) and its ticks, every step."""
-    step = _round_step(peak)
-    top = step * max(1, math.ceil(peak / step))
-    return top, [Tick(_y(value, top), str(value)) for value in range(0, top + 1, step)]
+    step = _round_step(peak, smallest_step)
+    steps = max(1, math.ceil(peak / step - 1e-9))
+    values = [round(step * index, 12) for index in range(steps + 1)]
+    return values[-1], [Tick(_y(value, values[-1]), f"{value:g}") for value in values]
 
 
-def _round_step(peak: int) -> int:
-    """1, 2 or 5 times a power of ten: the smallest giving at most 4 steps up to the peak."""
-    magnitude = 1
+def _round_step(peak: float, smallest: float = 0.0) -> float:
+    """1, 2 or 5 times a power of ten (at least ``smallest``): the smallest giving at most 4
+    steps up to the peak."""
+    magnitude = 10.0 ** math.floor(math.log10(peak / 4)) if peak > 0 else 1.0
     while True:
         for factor in (1, 2, 5):
-            if peak <= 4 * factor * magnitude:
-                return factor * magnitude
+            step = factor * magnitude
+            if peak <= 4 * step and step >= smallest:
+                return step
         magnitude *= 10
 
 

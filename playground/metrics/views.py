@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
-from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client import generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from prometheus_client.multiprocess import MultiProcessCollector
 
 from playground.metrics.access import may_scrape
+from playground.metrics.registry import exported_registry
 
 
 @require_GET
@@ -22,14 +21,4 @@ def metrics(request: HttpRequest) -> HttpResponse:
         )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)
-
-
-def _registry() -> CollectorRegistry:
-    """All processes' values when PROMETHEUS_MULTIPROC_DIR is set, else this process's."""
-    directory = settings.PROMETHEUS_MULTIPROC_DIR
-    if not directory:
-        return REGISTRY
-    registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=directory)
-    return registry
+    return HttpResponse(generate_latest(exported_registry()), content_type=CONTENT_TYPE_LATEST)

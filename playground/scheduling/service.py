@@ -78,6 +78,7 @@ from playground.clusters.leader import ElectionConfig
 from playground.clusters.problems import describe
 from playground.clusters.second_scheduler import SecondScheduler, Switches, linked_switches
 from playground.live import broadcast
+from playground.metrics.history import Sampler
 from playground.metrics.workspace_metrics import WorkspaceMetrics
 from playground.scheduling import lease, status
 from playground.scheduling.attempts import AttemptRecorder
@@ -176,6 +177,8 @@ class SchedulerService:
         self.recorder = AttemptRecorder(workspace_id, background=background_writes)
         self.metrics = WorkspaceMetrics(workspace_id)
         """kube-scheduler's metrics of this workspace, exported to /metrics as they change."""
+        self.history = Sampler(workspace_id)
+        """Stores the workspace's /metrics series now and then, for the Metrics tab."""
         self.live = LiveTrace(workspace_id, self.clock)
         """Streams each extension point to the pages that watch (see ``_follow_watches``)."""
         self.permit_decisions = PermitDecisions(self._waiting_pod)
@@ -228,6 +231,8 @@ class SchedulerService:
         self._standby_stored = stored.values_list("standby", flat=True).first() or ""
         self.rebuild()
         self.announce()
+        # The tab's first window then starts from where this scheduler started counting.
+        self.history.sample()
         return True
 
     def stop(self, release: bool = True) -> None:
@@ -240,6 +245,11 @@ class SchedulerService:
         if release and self.generation is not None:
             lease.release(self.workspace_id, self.holder, self.generation, self._now())
             self.announce()
+        # Last: the Metrics tab's final sample is not worth a stop left half done.
+        try:
+            self.history.sample()
+        except Exception:
+            logger.exception("workspace %s: the last metrics sample failed", self.workspace_id)
 
     def renew_lease(self) -> bool:
         """Renews the lease once a third of it has passed: often enough never to let it lapse."""
@@ -432,6 +442,7 @@ class SchedulerService:
         self._cluster_changed = self._cluster_changed or bool(changes)
         self.recorder.flush()
         self.metrics.publish_gauges()
+        self.history.tick()
         self._follow_watches()
         # What a person asked for shows at once, and so does the state a burst of work ends in.
         self._publish(force=bool(commands) or (was_busy and not self.busy))

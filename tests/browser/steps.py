@@ -68,6 +68,16 @@ spec:
 """
 
 
+def bulk_create(page: Page, name: str, cpu: str, count: int) -> None:
+    """``count`` pods named ``name-N`` requesting ``cpu``, labelled ``app: <name>``, from the
+    bulk form of the demo workspace."""
+    page.goto("/w/demo/transfer/?kind=Pod")
+    page.get_by_label("Template").fill(pod_yaml(name, cpu, label=name))
+    page.get_by_label("How many").fill(str(count))
+    page.get_by_role("button", name="Create").click()
+    expect(page.locator("#bulk")).to_contain_text(f"{count} of {count} created")
+
+
 def pod_yaml(name: str, cpu: str, label: str = "") -> str:
     """A pod in the default namespace requesting ``cpu``, labelled ``app: <label>`` if given."""
     labels = f"{{app: {label}}}" if label else "{}"

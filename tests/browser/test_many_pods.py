@@ -14,7 +14,13 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import LIVE_TIMEOUT_MS, log_in, mark_page, page_is_the_same, pod_yaml
+from tests.browser.steps import (
+    LIVE_TIMEOUT_MS,
+    bulk_create,
+    log_in,
+    mark_page,
+    page_is_the_same,
+)
 
 FITS, STUCK = 200, 30
 
@@ -40,14 +46,6 @@ def test_a_person_finds_and_deletes_pods_among_hundreds(context, demo):
     assert page_is_the_same(board), "the board forgets the deleted pods without a reload"
     delete_ticked(page)
     read_the_queue_chart(board)
-
-
-def bulk_create(page: Page, name: str, cpu: str, count: int) -> None:
-    page.goto("/w/demo/transfer/?kind=Pod")
-    page.get_by_label("Template").fill(pod_yaml(name, cpu, label=name))
-    page.get_by_label("How many").fill(str(count))
-    page.get_by_role("button", name="Create").click()
-    expect(page.locator("#bulk")).to_contain_text(f"{count} of {count} created")
 
 
 def filter_by_label_and_state(page: Page) -> None:

@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from playground.metrics.models import MetricsSample
 from playground.scheduling import tasks
 from playground.workspaces.models import ClusterObject
 from tests.playground.metrics.scrape import samples, value
@@ -125,3 +126,18 @@ def test_the_workers_counts_appear_in_the_web_processs_metrics(
     scheduler_worker = workers[0].pid
     assert scheduler_worker in writers
     assert writers - {scheduler_worker, os.getpid()}, "the binding worker's child wrote too"
+
+    # The Metrics tab's samples, taken by the scheduler worker from every process's files,
+    # come to the same numbers (the binding worker's counts included).
+    sampled = {}
+    while time.monotonic() < deadline:
+        latest = MetricsSample.objects.filter(workspace=workspace).last()
+        sampled = {tuple(row[:2]): row[2] for row in latest.values["attempts"]} if latest else {}
+        if sampled.get(("scheduled", "default-scheduler")) == PODS:
+            break
+        time.sleep(0.5)
+    assert sampled == {("scheduled", "default-scheduler"): PODS}, tails(logs)
+    durations = {tuple(row[:2]): row[2][-1] for row in latest.values["durations"]}
+    assert durations[("scheduled", "default-scheduler")] == value(
+        scraped, "scheduler_scheduling_attempt_duration_seconds_count", **scheduled
+    )
