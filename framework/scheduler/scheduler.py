@@ -116,6 +116,9 @@ class Scheduler(ScheduleOne, ScheduleOnePodGroup, EventHandlers):
         waiting_pods = WaitingPodsMap()
         recorder = EventRecorder(cluster, clock)
         cache = Cache(generic_workload_enabled=features.enabled("GenericWorkload"))
+        # Its own by default: its queue and cache register gauge sources there, which a
+        # process-wide Metrics would keep alive after the scheduler is gone (what-if, explain).
+        metrics = metrics if metrics is not None else Metrics()
         profiles = {
             profile.scheduler_name: Framework(
                 registry,
