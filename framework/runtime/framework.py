@@ -971,13 +971,14 @@ class Framework:
         waiting_pod = self.waiting_pods.get(pod.uid)
         if waiting_pod is None:
             return None
-        start = point_start()
         try:
             outcome = waiting_pod.wait(timeout)
         finally:
             self.waiting_pods.remove(pod.uid)
         status = permit_outcome_status(outcome)
-        self._emit_point("waitOnPermit", pod, status, start)
+        # From the start of the wait, as upstream times it: a scheduler that waits on a
+        # callback calls this once the outcome is known, not while the pod waits.
+        self._emit_point("waitOnPermit", pod, status, waiting_pod.since)
         return status
 
     # ----------------------------------------------------------------------------------------

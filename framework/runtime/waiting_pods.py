@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from framework.interface.status import Code, Status
+from framework.trace import point_start
 from framework.util.clock import Clock, Timer
 from framework.util.duration import format_duration
 
@@ -19,6 +20,8 @@ class WaitingPod:
 
     def __init__(self, pod: Pod, plugins_max_wait: dict[str, float], clock: Clock) -> None:
         self.pod = pod
+        self.since = point_start()
+        """When the wait began: WaitOnPermit's span, which may be called after the outcome."""
         self._lock = threading.RLock()
         self._decided = threading.Event()
         self._outcome: Status | None = None

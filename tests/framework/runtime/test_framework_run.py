@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from framework import trace
 from framework.interface.cycle_state import CycleState
 from framework.interface.status import Code, Status
 from framework.interface.types import (
@@ -13,6 +14,7 @@ from framework.interface.types import (
     PostFilterResult,
     PreFilterResult,
 )
+from framework.metrics import PERMIT_WAIT_DURATION_SECONDS, Metrics
 from framework.testing.fake_plugins import (
     FakeBind,
     FakeFilter,
@@ -476,11 +478,12 @@ def test_run_permit_plugins(plugins, want_waits, want_status):
     assert status == want_status
 
 
-def waiting_framework(clock):
+def waiting_framework(clock, metrics: Metrics | None = None):
     return framework_of(
         [FakePermit("A", code=WAIT, timeout=10), FakePermit("B", code=WAIT, timeout=20)],
         points={"permit": ["A", "B"]},
         clock=clock,
+        metrics=metrics,
     )
 
 
@@ -612,3 +615,19 @@ def test_post_bind_runs_every_plugin():
     )
     framework.run_post_bind_plugins(CycleState(), make_pod(), "n1")
     assert calls == [("A", "PostBind"), ("B", "PostBind")]
+
+
+def test_the_permit_wait_is_timed_from_when_the_pod_began_to_wait(monkeypatch):
+    """A scheduler waiting on a callback asks WaitOnPermit only once the outcome is known."""
+    now = [100.0]
+    monkeypatch.setattr(trace, "perf_counter", lambda: now[0])
+    framework = waiting_framework(FakeClock(), Metrics())
+    pod = make_pod()
+    waits, _ = framework.run_permit_plugins(CycleState(), pod, "n1")
+    waiting = framework.add_waiting_pod(pod, waits)
+    now[0] += 3.5
+    waiting.allow("A")
+    waiting.allow("B")
+    assert framework.wait_on_permit(pod) is None
+    waited = framework.metrics.histogram(PERMIT_WAIT_DURATION_SECONDS, result="Success")
+    assert (waited.count, waited.sum) == (1, 3.5)
