@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from kubernetes.dynamic.exceptions import ForbiddenError
 from prometheus_client.parser import text_string_to_metric_families
 
 from playground.metrics.families import SCHEDULER, WORKSPACE
@@ -100,3 +101,25 @@ def load_fixture() -> dict[str, dict[str, Any]]:
 
 def write_fixture(families: dict[str, dict[str, Any]]) -> None:
     FIXTURE.write_text(json.dumps(families, indent=2, sort_keys=True) + "\n")
+
+
+def pod(name: str, cpu: str, priority_class: str = "") -> dict:
+    spec: dict = {
+        "containers": [{"name": "c", "image": "app", "resources": {"requests": {"cpu": cpu}}}]
+    }
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+def create_when_admitted(api, manifest: dict, seconds: float = 30.0) -> None:
+    """The priority admission plugin sees a new PriorityClass a moment after it is made."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            api.create(manifest)
+            return
+        except ForbiddenError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kubernetes.dynamic.exceptions import ForbiddenError
 
 from tests.kube.control_plane import ASSETS_ENV, stop_process
 from tests.kube.fixtures import ControlPlaneKubeApi
 from tests.kube.scheduler_metrics import (
+    create_when_admitted,
     free_port,
     metric_families,
     playground_families,
+    pod,
     scrape,
     start_kube_scheduler,
     wait_for_scrape,
@@ -32,15 +33,6 @@ if not os.getenv(ASSETS_ENV):
     if os.getenv("CI") == "true":
         raise RuntimeError(f"CI=true needs {ASSETS_ENV} for the kube-scheduler metrics test")
     pytest.skip(f"{ASSETS_ENV} is not set", allow_module_level=True)
-
-
-def pod(name: str, cpu: str, priority_class: str = "") -> dict:
-    spec: dict = {
-        "containers": [{"name": "c", "image": "app", "resources": {"requests": {"cpu": cpu}}}]
-    }
-    if priority_class:
-        spec["priorityClassName"] = priority_class
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
 
 
 @pytest.fixture
@@ -94,19 +86,6 @@ def test_shared_metrics_have_kube_schedulers_names_types_and_labels(api, kube_sc
         assert ours[name] == families[name], name
     if os.getenv(RECORD_ENV):
         write_fixture(families)
-
-
-def create_when_admitted(api, manifest: dict, seconds: float = 30.0) -> None:
-    """The priority admission plugin sees a new PriorityClass a moment after it is made."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            api.create(manifest)
-            return
-        except ForbiddenError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
 
 
 def wait_for_families(port: int, seconds: float = 90.0) -> dict:

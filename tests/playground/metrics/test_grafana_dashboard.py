@@ -183,7 +183,7 @@ def test_promtool_accepts_every_query_as_grafana_sends_it(tmp_path: Path):
 def test_promtool_accepts_the_scrape_configuration_in_the_docs(tmp_path: Path):
     """Its files must exist for promtool: the test puts them beside the configuration."""
     config = dashboard.scrape_config_in_docs()
-    for path in sorted(set(re.findall(r"(?:credentials_file|ca_file): (\S+)", config))):
+    for path in sorted(set(re.findall(r"(?:credentials_file|ca_file): (/\S+)", config))):
         local = tmp_path / Path(path).name
         local.write_text("secret\n")
         config = config.replace(path, str(local))
