@@ -8,8 +8,9 @@ kube-scheduler's credentials, made local). Both schedulers get the same pods in 
 pods that fit, one that fits nowhere and one that the playground's profile holds at Permit
 until it times out, twice (a series' first value is where Prometheus starts its rate, so the
 second wave is what the panels' rates show); then, twice, one of higher priority that
-preempts small ones. Then each panel query, its variables substituted as Grafana would, must
-answer for each job, with numbers that fit what happened.
+preempts small ones. A websocket follows the workspace's live stream throughout. Then each
+panel query, its variables substituted as Grafana would, must answer for each job, with
+numbers that fit what happened.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import websocket
 import yaml
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import Client
 
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
@@ -41,13 +45,14 @@ from tests.kube.scheduler_metrics import (
 from tests.playground.metrics import dashboard
 from tests.playground.metrics.dashboard import PLAYGROUND_ROW, Target
 
-for missing, what in [(not os.getenv(ASSETS_ENV), ASSETS_ENV), (not PROMETHEUS, "prometheus")]:
+for missing, why in [
+    (not os.getenv(ASSETS_ENV), f"{ASSETS_ENV} is not set"),
+    (not PROMETHEUS, "prometheus is not installed (scripts/test installs Debian's package)"),
+]:
     if missing:
         if os.getenv("CI") == "true":
-            raise RuntimeError(f"CI=true needs {what} for the Grafana dashboard test")
-        pytest.skip(
-            f"{what} is not available (scripts/test installs prometheus)", allow_module_level=True
-        )
+            raise RuntimeError(f"CI=true needs the Grafana dashboard test to run, but {why}")
+        pytest.skip(why, allow_module_level=True)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,7 +90,6 @@ NO_DATA = {
     ("Permit wait p99 by result", KUBE_JOB): "none of its default plugins makes a pod wait",
     ("Mirror lag", PLAYGROUND_JOB): "the workspace mirrors no live cluster",
     ("Mirror changes/s by kind", PLAYGROUND_JOB): "the workspace mirrors no live cluster",
-    ("Websocket clients by stream", PLAYGROUND_JOB): "no browser follows a live stream",
 }
 """Panels with nothing to show for a job in this test, and why; the playground row shows
 nothing for kube-scheduler's job anyway."""
@@ -147,6 +151,25 @@ def playground(workspace, tmp_path: Path) -> Iterator[PlaygroundServer]:
 
 
 @pytest.fixture
+def follower(workspace, playground) -> Iterator[websocket.WebSocket]:
+    """A browser's websocket on the workspace's live stream, logged in as its owner."""
+    client = Client()
+    client.force_login(workspace.owner)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    socket = websocket.create_connection(
+        f"ws://{playground.address()}/ws/w/{workspace.slug}/",
+        cookie=f"{settings.SESSION_COOKIE_NAME}={session}",
+        origin=playground.url,
+        timeout=10,
+    )
+    try:
+        socket.recv()  # the stream's first fragments: the consumer has counted this client
+        yield socket
+    finally:
+        socket.close()
+
+
+@pytest.fixture
 def prometheus(kube_scheduler, playground, tmp_path: Path) -> Iterator[Prometheus]:
     directory = tmp_path / "prometheus"
     directory.mkdir()
@@ -177,7 +200,7 @@ def scrape_config(directory: Path, kube_scheduler: int, playground: str) -> dict
     return config
 
 
-def test_every_panel_shows_kube_scheduler_and_the_playground(api, workspace, prometheus):
+def test_every_panel_shows_kube_scheduler_and_the_playground(api, workspace, prometheus, follower):
     both = BothSchedulers(api, workspace)
     both.add(node(f"{api.namespace}-n1"))
     high = f"{api.namespace}-high"
@@ -278,6 +301,8 @@ def check_plausible(target: Target, job: str, samples: list[Sample]) -> None:
         assert all(s.value > 0 for s in samples), (where, samples)
     elif panel == "Victims per preemption":
         assert all(s.value >= 1 for s in samples), (where, samples)
+    elif panel == "Websocket clients by stream":
+        assert value(stream="workspace") == 1, (where, samples)
     elif panel == "Permit wait p99 by result":
         assert 0.5 < value(result="Unschedulable") < 20, (where, samples)
 
