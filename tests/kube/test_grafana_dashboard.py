@@ -8,7 +8,8 @@ kube-scheduler's credentials, made local). Both schedulers get the same pods in 
 pods that fit, one that fits nowhere and one that the playground's profile holds at Permit
 until it times out, twice (a series' first value is where Prometheus starts its rate, so the
 second wave is what the panels' rates show); then, twice, one of higher priority that
-preempts small ones. A websocket follows the workspace's live stream throughout. Then each
+preempts small ones. A websocket follows the workspace's live stream, and a second workspace
+mirrors the control plane, throughout. Then each
 panel query, its variables substituted as Grafana would, must answer for each job, with
 numbers that fit what happened.
 """
@@ -29,6 +30,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
+from playground.clusters.encryption import KEY_ENV, KEY_FILE_ENV, generate_key
+from playground.clusters.mirroring import start_mirroring
+from playground.clusters.models import ClusterConnection
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
 from tests.browser.server import PlaygroundServer
@@ -88,8 +92,6 @@ COUNTS = {
 the unschedulable queue, preemptions that chose victims."""
 NO_DATA = {
     ("Permit wait p99 by result", KUBE_JOB): "none of its default plugins makes a pod wait",
-    ("Mirror lag", PLAYGROUND_JOB): "the workspace mirrors no live cluster",
-    ("Mirror changes/s by kind", PLAYGROUND_JOB): "the workspace mirrors no live cluster",
 }
 """Panels with nothing to show for a job in this test, and why; the playground row shows
 nothing for kube-scheduler's job anyway."""
@@ -127,6 +129,18 @@ def workspace(transactional_db) -> Workspace:
 
 
 @pytest.fixture
+def mirror(api, workspace, monkeypatch) -> Workspace:
+    """A second workspace, mirroring the control plane, so that the mirror panels have data;
+    the playground's watchdog starts the mirror."""
+    monkeypatch.setenv(KEY_ENV, generate_key())  # the server gets it too (``playground``)
+    monkeypatch.delenv(KEY_FILE_ENV, raising=False)
+    connection = ClusterConnection(name="lab", owner=workspace.owner, server=api.url)
+    connection.set_kubeconfig(api.kubeconfig_text())
+    connection.save()
+    return start_mirroring(connection, "Lab mirror")
+
+
+@pytest.fixture
 def kube_scheduler(api, tmp_path: Path) -> Iterator[int]:
     config = tmp_path / "kubeconfig"
     config.write_text(yaml.safe_dump(api.raw))
@@ -141,8 +155,12 @@ def kube_scheduler(api, tmp_path: Path) -> Iterator[int]:
 
 
 @pytest.fixture
-def playground(workspace, tmp_path: Path) -> Iterator[PlaygroundServer]:
-    env = {"METRICS_TOKEN": TOKEN, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "multiproc")}
+def playground(workspace, mirror, tmp_path: Path) -> Iterator[PlaygroundServer]:
+    env = {
+        "METRICS_TOKEN": TOKEN,
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "multiproc"),
+        KEY_ENV: os.environ[KEY_ENV],
+    }
     server = PlaygroundServer(connection.settings_dict, tmp_path, env).start()
     try:
         yield server
@@ -177,6 +195,7 @@ def prometheus(kube_scheduler, playground, tmp_path: Path) -> Iterator[Prometheu
     server = Prometheus(config, directory, free_port()).start()
     try:
         wait_for(lambda: targets_up(server), "Prometheus could not scrape both", server)
+        wait_for(lambda: mirrored(server), "the mirror's first sync", server)
         yield server
     finally:
         server.stop()
@@ -244,7 +263,7 @@ def check_variables(prometheus: Prometheus, workspace: Workspace) -> None:
         return prometheus.label_values(name, dashboard.as_grafana_sends(match, values))
 
     assert set(offered("job")) == set(JOBS)
-    assert offered("workspace", job=".*") == [str(workspace.pk)]
+    assert str(workspace.pk) in offered("workspace", job=".*")  # and the mirror's
     assert offered("workspace", job=KUBE_JOB) == []  # "All" (.*) still matches its series
     assert offered("profile", job=".*", workspace=".*") == ["default-scheduler"]
     attempts = dashboard.targets(dashboard.load())[0]
@@ -301,6 +320,10 @@ def check_plausible(target: Target, job: str, samples: list[Sample]) -> None:
         assert all(s.value > 0 for s in samples), (where, samples)
     elif panel == "Victims per preemption":
         assert all(s.value >= 1 for s in samples), (where, samples)
+    elif panel == "Mirror lag":
+        assert all(0 <= s.value < 60 for s in samples), (where, samples)
+    elif panel == "Mirror changes/s by kind":
+        assert value(kind="Pod") > 0, (where, samples)
     elif panel == "Websocket clients by stream":
         assert value(stream="workspace") == 1, (where, samples)
     elif panel == "Permit wait p99 by result":
@@ -325,6 +348,10 @@ def permit_waits(prometheus: Prometheus) -> float:
     """Pods that waited at the playground's Permit (kube-scheduler's make none wait)."""
     waits = by_job(prometheus, "sum by (job) (scheduler_permit_wait_duration_seconds_count)")
     return waits.get(PLAYGROUND_JOB, 0)
+
+
+def mirrored(prometheus: Prometheus) -> bool:
+    return bool(prometheus.query("playground_mirror_changes_applied_total"))
 
 
 def targets_up(prometheus: Prometheus) -> bool:
