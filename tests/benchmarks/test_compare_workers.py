@@ -64,9 +64,14 @@ def _variants(lines: list[str]) -> list[tuple[str, str]]:
 
 
 def _compare_databases() -> set[str]:
+    """This run's throwaway databases (named after DATABASE_URL's): runs side by side on the
+    same server (other checkouts, CI) have their own, which come and go as they please."""
     url = os.environ["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
-    with psycopg.connect(f"{url.rsplit('/', 1)[0]}/postgres", autocommit=True) as pg:
-        rows = pg.execute("SELECT datname FROM pg_database WHERE datname LIKE '%compare_%'")
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as pg:
+        rows = pg.execute(
+            "SELECT datname FROM pg_database WHERE starts_with(datname, %s)", [f"{name}_compare_"]
+        )
         return {name for (name,) in rows.fetchall()}
 
 
