@@ -3,7 +3,8 @@
 Totals, charts and the top unschedulable plugins are computed from the stored samples
 (``playground.metrics.history``) with PromQL's arithmetic (``playground.metrics.window``), and
 each comes with the PromQL that gives the same from ``/metrics``. A counter's series missing
-from a sample counts as 0 there (the workspace had not counted it yet).
+from a sample counts as 0 there (the workspace had not counted it yet). A stored row is a run
+of unchanged samples, read back as the readings one row per sample would have given.
 """
 
 from __future__ import annotations
