@@ -15,7 +15,8 @@ one pod's page or the debugger page watching the live trace.
 and the pods list beside them on a big workspace (``benchmarks/explain_pages.py``).
 
 ``python -m benchmarks metrics-samples [--workspaces 20]`` times one sample of the Metrics tab's
-history and the tab over 15 minutes and 24 hours (``benchmarks/metrics_samples.py``).
+history, counts the rows an idle day keeps and times the tab over 15 minutes and 24 hours
+(``benchmarks/metrics_samples.py``).
 
 ``python -m benchmarks live [--nodes 5000] [--pods 10000] [--burst 1000] [--mode both]
 [--reference both]`` puts the playground's mirror and second scheduler beside the real

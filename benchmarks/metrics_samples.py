@@ -1,11 +1,14 @@
-"""What the Metrics tab's history costs: one sample (collect + insert) and the page over a
-window, with a realistic number of series.
+"""What the Metrics tab's history costs: one sample (collect, then insert a run or extend the
+last one), the rows an idle day keeps, and the page over a window, with a realistic number of
+series.
 
 The registry holds ``workspaces`` workspaces' series as a busy scheduler leaves them: attempts
 and their duration histogram by result, the queue's gauges, unschedulable pods of a few
 plugins, every extension point's histogram and the plugin histograms (every default plugin at
 each of its points). In multiprocess mode (a fresh interpreter with PROMETHEUS_MULTIPROC_DIR
-set, as production runs) a sample reads every process's files, as ``/metrics`` does.
+set, as production runs) a sample reads every process's files, as ``/metrics`` does. The idle
+day (8,640 samples of unchanged series) is sampled in single-process mode only: the rows it
+keeps do not depend on the mode, and multiprocess reads would take minutes.
 
 Runs against a throwaway SQLite database (whatever DATABASE_URL says).
 """
@@ -35,6 +38,7 @@ EXTENSION_POINTS = (
 )  # fmt: skip
 WINDOW_SAMPLES = {"15m": 90, "24h": 8640}
 """Samples of one workspace in a full window (one every 10 s)."""
+DAY_SAMPLES = WINDOW_SAMPLES["24h"]
 
 
 def run(workspaces: int = DEFAULT_WORKSPACES) -> list[tuple[str, float]]:
@@ -120,28 +124,62 @@ def _fill(workspaces: int) -> int:
 
 
 def _measure(workspace: int) -> list[tuple[str, float]]:
-    from playground.front.metrics_tab import metrics_tab
     from playground.metrics.history import sample_values, take_sample
-    from playground.metrics.models import MetricsSample
     from playground.metrics.registry import exported_registry
 
     everything = _median(lambda: list(exported_registry().collect()), repeats=3)
+    last = take_sample(workspace)
     figures = [
         ("collect every series (as /metrics does)", everything),
         ("collect one workspace's series", _median(lambda: sample_values(workspace))),
-        ("take a sample (collect + insert)", _median(lambda: take_sample(workspace))),
-    ]
-    values = sample_values(workspace)
-    figures.append(("stored sample (bytes)", float(len(str(values)))))
+        ("a changed sample (collect + insert)", _median(lambda: take_sample(workspace))),
+        ("an unchanged sample (collect + update)", _median(
+            lambda: take_sample(workspace, last=last)
+        )),
+        ("stored sample (bytes)", float(len(str(sample_values(workspace))))),
+    ]  # fmt: skip
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        figures.append(("rows of an idle day, one per sample (before runs)", float(DAY_SAMPLES)))
+        figures.append(("rows of an idle day, as runs", float(_idle_day(workspace))))
+    return figures + _tab(workspace, sample_values(workspace))
+
+
+def _idle_day(workspace: int) -> int:
+    """The rows a day of a scheduler service whose series never change leaves."""
+    from playground.metrics.history import SAMPLE_INTERVAL, Sampler
+    from playground.metrics.models import MetricsSample
+
+    MetricsSample.objects.filter(workspace_id=workspace).delete()
+    start = time.time() - DAY_SAMPLES * SAMPLE_INTERVAL
+    sampler = Sampler(workspace)
+    for index in range(DAY_SAMPLES):
+        sampler.sample(start + index * SAMPLE_INTERVAL)
+    return MetricsSample.objects.filter(workspace_id=workspace).count()
+
+
+def _tab(workspace: int, values: dict) -> list[tuple[str, float]]:
+    """The tab over full windows of samples that all changed (a row each), and over a day of
+    unchanged ones (one run)."""
+    from playground.front.metrics_tab import metrics_tab
+    from playground.metrics.models import MetricsSample
+
     now = time.time()
-    for window, count in WINDOW_SAMPLES.items():
+    histories = {
+        f"{window}, {count} rows": [(now - 10 * index, now - 10 * index) for index in range(count)]
+        for window, count in WINDOW_SAMPLES.items()
+    }
+    histories["24h, an idle day's 1 row"] = [(now - 10 * (DAY_SAMPLES - 1), now)]
+    figures = []
+    for name, runs in histories.items():
         MetricsSample.objects.filter(workspace_id=workspace).delete()
         MetricsSample.objects.bulk_create(
-            MetricsSample(workspace_id=workspace, taken_at=_at(now - 10 * index), values=values)
-            for index in range(count)
+            MetricsSample(
+                workspace_id=workspace, taken_at=_at(taken_at), until=_at(until), values=values
+            )
+            for taken_at, until in runs
         )
-        query = {"window": window}
-        figures.append((f"the tab over {window} ({count} samples)", _median(
+        query = {"window": name.split(",")[0]}
+        figures.append((f"the tab over {name}", _median(
             lambda query=query: metrics_tab(workspace, query, now), repeats=3
         )))  # fmt: skip
     return figures

@@ -3,7 +3,8 @@
 Totals, charts and the top unschedulable plugins are computed from the stored samples
 (``playground.metrics.history``) with PromQL's arithmetic (``playground.metrics.window``), and
 each comes with the PromQL that gives the same from ``/metrics``. A counter's series missing
-from a sample counts as 0 there (the workspace had not counted it yet).
+from a sample counts as 0 there (the workspace had not counted it yet). A stored row is a run
+of unchanged samples, read back as the readings one row per sample would have given.
 """
 
 from __future__ import annotations
@@ -177,12 +178,25 @@ def _profile(value: str | None, seen: list[str], errors: list[str]) -> str:
 
 
 def _readings(workspace_id: int, since: float) -> list[Reading]:
+    """The samples since ``since``, each stored run expanded into the readings it stands for."""
     rows = MetricsSample.objects.filter(
-        workspace_id=workspace_id, taken_at__gte=datetime.fromtimestamp(since, tz=UTC)
+        workspace_id=workspace_id, until__gte=datetime.fromtimestamp(since, tz=UTC)
     ).order_by("taken_at")
     return [
-        Reading(at.timestamp(), values) for at, values in rows.values_list("taken_at", "values")
+        Reading(at, values)
+        for taken_at, until, values in rows.values_list("taken_at", "until", "values")
+        for at in run_times(taken_at.timestamp(), until.timestamp(), since)
     ]
+
+
+def run_times(taken_at: float, until: float, since: float) -> list[float]:
+    """The times of a run's samples from ``since`` on: every SAMPLE_INTERVAL from its first
+    sample, and its last sample at ``until`` (the service samples about every interval, so
+    these are the times one row per sample would have had, up to the service's jitter)."""
+    skipped = max(0, math.ceil((since - taken_at) / history.SAMPLE_INTERVAL))
+    first = taken_at + skipped * history.SAMPLE_INTERVAL
+    count = max(0, math.ceil((until - first) / history.SAMPLE_INTERVAL))
+    return [first + index * history.SAMPLE_INTERVAL for index in range(count)] + [until]
 
 
 def _profiles(readings: list[Reading]) -> list[str]:

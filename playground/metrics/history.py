@@ -10,8 +10,11 @@ mode) and keeps the workspace's series of four families, in a compact form:
      "unschedulable": [[plugin, profile, pods], ...]}
 
 Series at 0 are left out (absent reads as 0). The scheduler service samples when it starts,
-every ``SAMPLE_INTERVAL`` seconds of wall time while it runs, and when it stops; samples older
-than ``RETENTION`` are pruned, at most once every ``PRUNE_INTERVAL``.
+every ``SAMPLE_INTERVAL`` seconds of wall time while it runs, and when it stops. Samples are
+stored as runs: a sample equal to the one the service stored last only moves that row's
+``until``, so an idle scheduler keeps one row rather than 8,640 a day. A service's first sample
+always starts a new row, so the time it was stopped stays a gap rather than a flat run. Runs
+that ended more than ``RETENTION`` ago are pruned, at most once every ``PRUNE_INTERVAL``.
 """
 
 from __future__ import annotations
@@ -86,10 +89,28 @@ def _samples(workspace_id: int) -> Iterator[Sample]:
         yield from family.samples
 
 
-def take_sample(workspace_id: int, now: float | None = None) -> MetricsSample | None:
-    """Stores the workspace's series now; None when the workspace is gone."""
-    taken_at = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
+def take_sample(
+    workspace_id: int, now: float | None = None, last: MetricsSample | None = None
+) -> MetricsSample | None:
+    """Stores the workspace's series now, as the row holding them; None when the workspace is
+    gone. ``last`` is the row this service stored last: when the series still equal its values,
+    it is extended to now rather than a new row inserted."""
+    at = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
     values = sample_values(workspace_id)
+    if last is not None and last.values == values and _extend(last, at):
+        return last
+    return _insert(workspace_id, at, values)
+
+
+def _extend(row: MetricsSample, until: datetime) -> bool:
+    """Moves the run's end to ``until``; False when the row is gone (with its workspace)."""
+    if not MetricsSample.objects.filter(pk=row.pk).update(until=until):
+        return False
+    row.until = until
+    return True
+
+
+def _insert(workspace_id: int, at: datetime, values: dict[str, Any]) -> MetricsSample | None:
     try:
         # The service stops after its workspace was deleted, too; a deletion racing this
         # insert breaks the foreign key when it commits.
@@ -97,7 +118,7 @@ def take_sample(workspace_id: int, now: float | None = None) -> MetricsSample | 
             if not Workspace.objects.filter(pk=workspace_id).exists():
                 return None
             return MetricsSample.objects.create(
-                workspace_id=workspace_id, taken_at=taken_at, values=values
+                workspace_id=workspace_id, taken_at=at, until=at, values=values
             )
     except IntegrityError:
         logger.info("workspace %s is gone: its metrics are not sampled", workspace_id)
@@ -105,21 +126,25 @@ def take_sample(workspace_id: int, now: float | None = None) -> MetricsSample | 
 
 
 def prune(now: float | None = None) -> int:
-    """Deletes every workspace's samples older than RETENTION; returns how many."""
+    """Deletes every workspace's runs that ended more than RETENTION ago; returns how many."""
     cutoff = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC) - RETENTION
-    deleted, _ = MetricsSample.objects.filter(taken_at__lt=cutoff).delete()
+    deleted, _ = MetricsSample.objects.filter(until__lt=cutoff).delete()
     return deleted
 
 
 class Sampler:
     """Samples one workspace every SAMPLE_INTERVAL of wall time (``wall``: ``time.time`` by
-    default; the scheduler's own clock may be fake) and prunes now and then."""
+    default; the scheduler's own clock may be fake) and prunes now and then.
+
+    One Sampler lives as long as one run of the scheduler service: the row it stored last is
+    the only one it extends, so a new service starts a new row."""
 
     def __init__(self, workspace_id: int, wall: Callable[[], float] = time.time) -> None:
         self.workspace_id = workspace_id
         self.wall = wall
         self._sampled = -math.inf
         self._pruned = -math.inf
+        self._last: MetricsSample | None = None
 
     def tick(self) -> None:
         """Samples when SAMPLE_INTERVAL has passed since the last sample."""
@@ -132,7 +157,7 @@ class Sampler:
         """Samples now (the service also does when it stops), pruning if it is time to."""
         now = self.wall() if now is None else now
         self._sampled = now
-        take_sample(self.workspace_id, now)
+        self._last = take_sample(self.workspace_id, now, self._last)
         if now - self._pruned >= PRUNE_INTERVAL:
             self._pruned = now
             prune(now)

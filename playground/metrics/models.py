@@ -8,16 +8,23 @@ from playground.workspaces.models import Workspace
 
 
 class MetricsSample(models.Model):
-    """The workspace's series of the families the tab shows, as ``/metrics`` had them at
-    ``taken_at`` (the shape is ``history.sample_values``'s)."""
+    """The workspace's series of the families the tab shows, as ``/metrics`` had them every
+    sample from ``taken_at`` to ``until`` (the shape is ``history.sample_values``'s).
 
-    # Indexed with taken_at below: the tab reads a workspace's window, the pruning all old rows.
+    One row is a run of unchanged samples, so an idle scheduler keeps one row (its ``until``
+    moving) rather than one every 10 s."""
+
+    # Indexed with until below: the tab reads the runs reaching into its window, the pruning
+    # the runs that ended before the retention.
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, related_name="+", db_index=False
     )
-    taken_at = models.DateTimeField(db_index=True)
+    taken_at = models.DateTimeField()
+    """The run's first sample."""
+    until = models.DateTimeField(db_index=True)
+    """The run's last sample: the last time these same values were read."""
     values = models.JSONField()
 
     class Meta:
-        indexes = [models.Index(fields=["workspace", "taken_at"])]
+        indexes = [models.Index(fields=["workspace", "until"])]
         ordering = ["taken_at"]

@@ -35,7 +35,9 @@ def store(workspace, seconds_ago, attempts=(), durations=(), pending=(), unsched
         "unschedulable": [list(row) for row in unschedulable],
     }
     taken_at = datetime.fromtimestamp(time.time() - seconds_ago, tz=UTC)
-    return MetricsSample.objects.create(workspace=workspace, taken_at=taken_at, values=values)
+    return MetricsSample.objects.create(
+        workspace=workspace, taken_at=taken_at, until=taken_at, values=values
+    )
 
 
 def page(client, workspace, **query):

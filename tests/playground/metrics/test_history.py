@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -53,36 +53,96 @@ def test_series_at_zero_are_left_out():
 def test_the_sampler_waits_the_interval_of_wall_time(workspace):
     wall = [START]
     sampler = Sampler(workspace.pk, wall=lambda: wall[0])
+    metrics = WorkspaceMetrics(workspace.pk)
     for now in (START, START + 5, START + 9.9, START + 10, START + 15, START + 20):
         wall[0] = now
+        metrics.inc("scheduler_schedule_attempts_total", result="scheduled", profile="p")
         sampler.tick()
-    taken = MetricsSample.objects.filter(workspace=workspace).values_list("taken_at", flat=True)
-    assert [at.timestamp() for at in taken] == [START, START + 10, START + 20]
+    assert _runs(workspace) == [(START, START), (START + 10, START + 10), (START + 20, START + 20)]
 
 
-def test_samples_older_than_a_day_are_pruned_every_few_minutes(workspace):
-    def old_sample() -> MetricsSample:
-        at = datetime.fromtimestamp(START, tz=UTC) - history.RETENTION - timedelta(seconds=1)
-        return MetricsSample.objects.create(workspace=workspace, taken_at=at, values={})
+def _runs(workspace) -> list[tuple[float, float]]:
+    """(taken_at, until) of the workspace's rows, oldest first."""
+    rows = MetricsSample.objects.filter(workspace=workspace).values_list("taken_at", "until")
+    return [(taken_at.timestamp(), until.timestamp()) for taken_at, until in rows]
 
-    first = old_sample()
+
+def test_an_idle_scheduler_s_samples_make_one_row_whose_until_moves(workspace):
+    wall = [START]
+    sampler = Sampler(workspace.pk, wall=lambda: wall[0])
+    for index in range(30):
+        wall[0] = START + index * history.SAMPLE_INTERVAL
+        sampler.tick()
+        assert _runs(workspace) == [(START, wall[0])]
+    (row,) = MetricsSample.objects.filter(workspace=workspace)
+    assert row.values == sample_values(workspace.pk)
+
+
+def test_a_changed_sample_starts_a_new_row_and_its_run_goes_on_from_there(workspace):
+    wall = [START]
+    sampler = Sampler(workspace.pk, wall=lambda: wall[0])
+    metrics = WorkspaceMetrics(workspace.pk)
+    for offset, pending in ((0, 1), (10, 1), (20, 4), (30, 4), (40, 4), (50, 1)):
+        wall[0] = START + offset
+        metrics.set("scheduler_pending_pods", pending, queue="active")
+        sampler.tick()
+    assert _runs(workspace) == [(START, START + 10), (START + 20, START + 40), (START + 50,) * 2]
+    pending = [row.values["pending"] for row in MetricsSample.objects.filter(workspace=workspace)]
+    assert pending == [[["active", 1.0]], [["active", 4.0]], [["active", 1.0]]]
+
+
+def test_a_restarted_service_starts_a_new_row_even_for_the_same_values(workspace):
+    Sampler(workspace.pk).sample(START)
+    Sampler(workspace.pk).sample(START + 600)  # after ten minutes stopped: a gap, not a run
+    assert _runs(workspace) == [(START, START), (START + 600, START + 600)]
+    values = MetricsSample.objects.filter(workspace=workspace).values_list("values", flat=True)
+    assert values[0] == values[1]
+
+
+def test_the_stop_sample_extends_the_run_when_nothing_changed(workspace):
+    wall = [START]
+    sampler = Sampler(workspace.pk, wall=lambda: wall[0])
+    sampler.tick()
+    sampler.sample(START + 3)
+    assert _runs(workspace) == [(START, START + 3)]
+
+
+def test_a_run_whose_workspace_was_deleted_is_not_extended_nor_restarted(workspace):
+    sampler = Sampler(workspace.pk)
+    sampler.sample(START)
+    Workspace.objects.filter(pk=workspace.pk).delete()
+    sampler.sample(START + 10)
+    assert not MetricsSample.objects.exists()
+
+
+def _old_run(workspace, until: float) -> MetricsSample:
+    """A run that began two days before START and ended at ``until``."""
+    taken_at = datetime.fromtimestamp(START, tz=UTC) - 2 * history.RETENTION
+    at = datetime.fromtimestamp(until, tz=UTC)
+    return MetricsSample.objects.create(workspace=workspace, taken_at=taken_at, until=at, values={})
+
+
+def test_runs_that_ended_a_day_ago_are_pruned_every_few_minutes(workspace):
+    def old_run() -> MetricsSample:
+        return _old_run(workspace, START - history.RETENTION.total_seconds() - 1)
+
+    first = old_run()
     wall = [START]
     sampler = Sampler(workspace.pk, wall=lambda: wall[0])
     sampler.tick()
     assert not MetricsSample.objects.filter(pk=first.pk).exists()
-    second = old_sample()
+    second = old_run()
     wall[0] = START + history.PRUNE_INTERVAL - 1
     sampler.tick()
     assert MetricsSample.objects.filter(pk=second.pk).exists()  # not pruned again yet
     wall[0] = START + history.PRUNE_INTERVAL + 9  # the next sample, 10 s after that one
     sampler.tick()
     assert not MetricsSample.objects.filter(pk=second.pk).exists()
-    assert MetricsSample.objects.filter(workspace=workspace).count() == 3
+    assert _runs(workspace) == [(START, START + history.PRUNE_INTERVAL + 9)]  # idle: one run
 
 
-def test_a_day_old_sample_is_kept(workspace):
-    at = datetime.fromtimestamp(START, tz=UTC) - history.RETENTION + timedelta(seconds=1)
-    MetricsSample.objects.create(workspace=workspace, taken_at=at, values={})
+def test_a_run_that_began_long_ago_but_ended_within_a_day_is_kept(workspace):
+    _old_run(workspace, START - history.RETENTION.total_seconds() + 1)
     assert history.prune(START) == 0
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from playground.front.metrics_tab import duration_text
+from playground.front.metrics_tab import duration_text, run_times
 from playground.metrics.history import SAMPLE_INTERVAL
 from playground.metrics.models import MetricsSample
 from playground.metrics.window import histogram_quantile
@@ -100,8 +100,15 @@ def test_the_service_samples_when_it_starts_every_interval_and_when_it_stops(
     service.metrics.publish_gauges(force=True)
     service.stop()
     taken = list(MetricsSample.objects.filter(workspace=workspace))
-    offsets = [sample.taken_at.timestamp() - 1_800_000_000.0 for sample in taken]
+    # The idle samples are one run; the last sample changed, so it starts a row of its own.
+    runs = [(row.taken_at.timestamp(), row.until.timestamp()) for row in taken]
+    offsets = [
+        at - 1_800_000_000.0
+        for taken_at, until in runs
+        for at in run_times(taken_at, until, since=1_800_000_000.0)
+    ]
     assert offsets == [0, SAMPLE_INTERVAL, 2 * SAMPLE_INTERVAL, 2 * SAMPLE_INTERVAL + 1]
+    assert [until - taken_at for taken_at, until in runs] == [2 * SAMPLE_INTERVAL, 0]
     # The last sample is taken after the service zeroed its gauges, as /metrics shows them.
     assert taken[-1].values["pending"] == []
     assert any(row[0] == "unschedulable" for row in taken[-1].values["attempts"])
