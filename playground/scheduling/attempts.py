@@ -35,7 +35,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import close_old_connections, connections
+from django.db import close_old_connections, connections, transaction
 from django.utils import timezone
 
 from framework.scheduler.schedule_one import SchedulingAttempt as EngineAttempt
@@ -232,19 +232,23 @@ class AttemptRecorder:
     def _write(self, batch: Batch) -> None:
         """Inserts new rows, updates those written before (a pod that waited at Permit), and
         replaces their traces. Which is which is decided here, in writing order, and so are the
-        new attempts' numbers (from the pod's attempts stored before)."""
+        new attempts' numbers (from the pod's attempts stored before). In one transaction: a
+        page never reads an attempt without its trace (the Score tables, the filter matrix)."""
         new = [row for row, _ in batch if row.pk is None]
         changed = [row for row, events in batch if row.pk is not None and events is not None]
         recounted = [row for row, events in batch if row.pk is not None and events is None]
-        number_attempts(new)
-        SchedulingAttempt.objects.bulk_create(new)
-        for row in changed:
-            row.save()
-        for row in recounted:
-            row.save(update_fields=["repeats", "last_attempted"])
-        AttemptTrace.objects.filter(attempt__in=changed).delete()
-        traced = [(row, events) for row, events in batch if events is not None]
-        AttemptTrace.objects.bulk_create(AttemptTrace.pack(row, events) for row, events in traced)
+        with transaction.atomic():
+            number_attempts(new)
+            SchedulingAttempt.objects.bulk_create(new)
+            for row in changed:
+                row.save()
+            for row in recounted:
+                row.save(update_fields=["repeats", "last_attempted"])
+            AttemptTrace.objects.filter(attempt__in=changed).delete()
+            traced = [(row, events) for row, events in batch if events is not None]
+            AttemptTrace.objects.bulk_create(
+                AttemptTrace.pack(row, events) for row, events in traced
+            )
         self._broadcast(batch)
 
     def _remember_failure(self, attempt: EngineAttempt, events: list[dict[str, Any]]) -> None:

@@ -55,10 +55,12 @@ def open_the_attempt(page: Page) -> None:
 
 
 def wait_for_the_attempt(page: Page, url: str) -> None:
-    """Loads the attempt's page once the scheduler has stored it (no live updates here)."""
+    """Loads the attempt's page once the scheduler has stored it and its trace (no live
+    updates here): the panel reads the Score tables from the trace, which is written just
+    after the attempt's row, so a page loaded in between has no panel yet."""
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
-    while page.goto(url).status == 404:
-        assert time.monotonic() < deadline, "the scheduler stored no attempt of the web pod"
+    while page.goto(url).status == 404 or not panel(page).count():
+        assert time.monotonic() < deadline, "the scheduler stored no scored attempt of web"
         page.wait_for_timeout(250)
 
 
