@@ -10,18 +10,23 @@ exports, without its added ``workspace`` label. ``FIXTURE`` holds kube-scheduler
 from __future__ import annotations
 
 import json
+import os
 import socket
 import ssl
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import yaml
 from kubernetes.dynamic.exceptions import ForbiddenError
 from prometheus_client.parser import text_string_to_metric_families
 
 from playground.metrics.families import SCHEDULER, WORKSPACE
+from tests.kube.control_plane import ASSETS_ENV, stop_process
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "kube-scheduler-v1.36.2-metrics.json"
 PREFIX = "scheduler_"
@@ -55,6 +60,23 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextmanager
+def running_kube_scheduler(kubeconfig: dict[str, Any], folder: Path) -> Iterator[int]:
+    """The real kube-scheduler (KUBEBUILDER_ASSETS) on the control plane ``kubeconfig`` names,
+    once its /metrics answers; yields that port and stops it on the way out. Its kubeconfig
+    and log are written in ``folder``."""
+    config = folder / "kubeconfig"
+    config.write_text(yaml.safe_dump(kubeconfig))
+    port = free_port()
+    binary = Path(os.environ[ASSETS_ENV]) / "kube-scheduler"
+    process = start_kube_scheduler(binary, config, port, folder / "kube-scheduler.log")
+    try:
+        wait_for_scrape(port, process)
+        yield port
+    finally:
+        stop_process(process)
 
 
 def start_kube_scheduler(binary: Path, kubeconfig: Path, port: int, log: Path) -> subprocess.Popen:

@@ -36,15 +36,14 @@ from playground.clusters.models import ClusterConnection
 from playground.workspaces.cluster import DatabaseCluster
 from playground.workspaces.models import SchedulerConfiguration, Workspace
 from tests.browser.server import PlaygroundServer
-from tests.kube.control_plane import ASSETS_ENV, stop_process
+from tests.kube.control_plane import ASSETS_ENV
 from tests.kube.fixtures import ControlPlaneKubeApi
 from tests.kube.prometheus import PROMETHEUS, Prometheus, Sample
 from tests.kube.scheduler_metrics import (
     create_when_admitted,
     free_port,
     pod,
-    start_kube_scheduler,
-    wait_for_scrape,
+    running_kube_scheduler,
 )
 from tests.playground.metrics import dashboard
 from tests.playground.metrics.dashboard import PLAYGROUND_ROW, Target
@@ -142,16 +141,8 @@ def mirror(api, workspace, monkeypatch) -> Workspace:
 
 @pytest.fixture
 def kube_scheduler(api, tmp_path: Path) -> Iterator[int]:
-    config = tmp_path / "kubeconfig"
-    config.write_text(yaml.safe_dump(api.raw))
-    port = free_port()
-    binary = Path(os.environ[ASSETS_ENV]) / "kube-scheduler"
-    process = start_kube_scheduler(binary, config, port, tmp_path / "kube-scheduler.log")
-    try:
-        wait_for_scrape(port, process)
+    with running_kube_scheduler(api.raw, tmp_path) as port:
         yield port
-    finally:
-        stop_process(process)
 
 
 @pytest.fixture

@@ -9,20 +9,17 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.kube.control_plane import ASSETS_ENV, stop_process
+from tests.kube.control_plane import ASSETS_ENV
 from tests.kube.fixtures import ControlPlaneKubeApi
 from tests.kube.scheduler_metrics import (
     create_when_admitted,
-    free_port,
     load_fixture,
     metric_families,
     playground_families,
     pod,
+    running_kube_scheduler,
     scrape,
-    start_kube_scheduler,
-    wait_for_scrape,
     write_fixture,
 )
 
@@ -45,16 +42,8 @@ def api(kube_control_plane):
 
 @pytest.fixture
 def kube_scheduler(api, tmp_path: Path):
-    config = tmp_path / "kubeconfig"
-    config.write_text(yaml.safe_dump(api.raw))
-    port = free_port()
-    binary = Path(os.environ[ASSETS_ENV]) / "kube-scheduler"
-    process = start_kube_scheduler(binary, config, port, tmp_path / "kube-scheduler.log")
-    try:
-        wait_for_scrape(port, process)
+    with running_kube_scheduler(api.raw, tmp_path) as port:
         yield port
-    finally:
-        stop_process(process)
 
 
 def test_shared_metrics_have_kube_schedulers_names_types_and_labels(api, kube_scheduler):
