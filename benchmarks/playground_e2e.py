@@ -505,7 +505,7 @@ def throwaway_backends(database_url: str, redis_url: str, name: str) -> Iterator
 def throwaway_database(database_url: str, suffix: str) -> Iterator[str]:
     """A new database named after DATABASE_URL's plus ``_<suffix>``, dropped on the way out;
     yields its URL."""
-    name = f"{_database_name(database_url) or 'playground'}_{suffix}"
+    name = throwaway_database_name(database_url, suffix)
     url = _with_database(database_url, name)
     with psycopg.connect(_libpq(_with_database(database_url, "postgres")), autocommit=True) as pg:
         pg.execute(f'CREATE DATABASE "{name}"')
@@ -529,6 +529,11 @@ def forgotten_keys(redis_url: str, prefix: str) -> Iterator[None]:
         if keys:
             client.delete(*keys)
         client.close()
+
+
+def throwaway_database_name(database_url: str, suffix: str) -> str:
+    """The name ``throwaway_database`` gives its database (a prefix, for a partial suffix)."""
+    return f"{_database_name(database_url) or 'playground'}_{suffix}"
 
 
 def _database_name(url: str) -> str:

@@ -14,6 +14,7 @@ import psycopg
 
 from benchmarks import compare_workers
 from benchmarks.__main__ import main
+from benchmarks.playground_e2e import throwaway_database_name
 from tests.benchmarks.test_playground_e2e import needs_production
 
 
@@ -67,11 +68,10 @@ def _compare_databases() -> set[str]:
     """This run's throwaway databases (named after DATABASE_URL's): runs side by side on the
     same server (other checkouts, CI) have their own, which come and go as they please."""
     url = os.environ["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
-    server, name = url.rsplit("/", 1)
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as pg:
-        rows = pg.execute(
-            "SELECT datname FROM pg_database WHERE starts_with(datname, %s)", [f"{name}_compare_"]
-        )
+    prefix = throwaway_database_name(url, "compare_")
+    with psycopg.connect(f"{url.rsplit('/', 1)[0]}/postgres", autocommit=True) as pg:
+        query = "SELECT datname FROM pg_database WHERE starts_with(datname, %s)"
+        rows = pg.execute(query, [prefix])
         return {name for (name,) in rows.fetchall()}
 
 
