@@ -142,6 +142,21 @@ def row_of(page: Page, selector: str) -> float:
     return box["y"] + box["height"] / 2
 
 
+def test_the_top_bar_s_links_stay_put_while_the_scheduler_s_badge_changes(context, demo):
+    page = context.new_page()
+    open_debugger(page, demo)
+    badge = page.locator("header.topbar #service-state")
+    expect(badge).to_have_text("scheduler running")
+    links = page.locator("header.topbar .sections a")
+    before = [links.nth(index).bounding_box() for index in range(links.count())]
+    set_breakpoint(page, "PreFilter", "default/pointer")
+    create_in_editor(context.new_page(), pod_yaml("pointer", "100m"), "Saved Pod default/pointer.")
+    expect(badge).to_contain_text("stopped at PreFilter")
+    # A click aimed at a link as the state changed lands on that link.
+    assert [links.nth(index).bounding_box() for index in range(links.count())] == before
+    click(page, "run")
+
+
 def test_during_a_stop_the_top_bar_keeps_to_one_row_at_1280_px(context, demo):
     page = stopped_at(context, demo, "PreFilter", "narrow")
     page.set_viewport_size({"width": 1280, "height": 900})
