@@ -12,6 +12,10 @@ from playground.asgi import application
 from playground.workspaces.models import Workspace
 
 ORIGIN = "http://127.0.0.1:8000"
+ANSWER_SECONDS = 15
+"""How long a socket may take to open and send its first message: the consumer reads the
+database first, and a CI machine running the browser tests beside can take over the
+communicator's default second (CI saw it once)."""
 
 
 @pytest.fixture(autouse=True)
@@ -54,9 +58,9 @@ def connect_and(path: str, user, scenario, origin: str | None = ORIGIN):
     ws = communicator(path, user, origin)
 
     async def run():
-        connected, _ = await ws.connect()
+        connected, _ = await ws.connect(timeout=ANSWER_SECONDS)
         try:
-            first = await ws.receive_from() if connected else None
+            first = await ws.receive_from(timeout=ANSWER_SECONDS) if connected else None
             return await scenario(ws, connected, first)
         finally:
             await ws.disconnect()

@@ -8,7 +8,7 @@ from asgiref.sync import async_to_sync
 from autobahn.exception import Disconnected
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from tests.playground.live.conftest import communicator
+from tests.playground.live.conftest import ANSWER_SECONDS, communicator
 
 
 def test_a_send_refused_because_the_page_left_ends_quietly(owner, workspace, monkeypatch, caplog):
@@ -19,7 +19,7 @@ def test_a_send_refused_because_the_page_left_ends_quietly(owner, workspace, mon
     ws = communicator("/ws/w/lab/", owner)
 
     async def run():
-        connected, _ = await ws.connect()
+        connected, _ = await ws.connect(timeout=ANSWER_SECONDS)
         assert connected
         # The application instance is still alive: it did not end with the exception.
         assert await ws.receive_nothing(timeout=0.3)
