@@ -166,7 +166,7 @@ def test_stop_at_score_step_through_its_plugins_continue_and_the_board_said_stop
     expect(board.locator("#service-state")).to_have_text(
         "scheduler running", timeout=CLICK_ANSWER_MS
     )
-    pod.get_by_role("link", name="default/stepper").click()
+    follow_link(pod, "default/stepper")
     expect(pod.locator("#pod-state")).to_contain_text("bound on", timeout=LIVE_TIMEOUT_MS)
     assert page_is_the_same(page), "the stops came and went without a reload"
 
@@ -187,7 +187,7 @@ def test_a_filter_breakpoint_on_one_node_then_abort_requeues_the_pod_with_its_re
 
     click(page, "abort")
     expect(page.get_by_test_id("not-stopped")).to_be_visible(timeout=CLICK_ANSWER_MS)
-    pod.get_by_role("link", name="default/aborted").click()
+    follow_link(pod, "default/aborted")
     attempts = pod.locator("#pod-attempts > tbody > tr")
     expect(attempts.first).to_contain_text("Error", timeout=LIVE_TIMEOUT_MS)
     expect(attempts.first).to_contain_text("aborted by the debugger at filter")
@@ -323,5 +323,5 @@ def test_a_worker_killed_while_stopped_hands_the_workspace_over_and_the_pod_is_n
     assert lease.holder != holder
     assert stop_id(page).split("-")[0] == str(lease.generation)
     click(page, "continue")
-    pod.get_by_role("link", name="default/survivor").click()
+    follow_link(pod, "default/survivor")
     expect(pod.locator("#pod-state")).to_contain_text("bound on", timeout=LIVE_TIMEOUT_MS)

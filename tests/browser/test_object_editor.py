@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Dialog, expect
 
-from tests.browser.steps import log_in
+from tests.browser.steps import follow_link, log_in
 
 POD = "default/kept"
 POD_YAML = """\
@@ -34,7 +34,7 @@ def test_a_refused_pod_edit_offers_to_delete_and_recreate_the_pod(context, demo)
     page.get_by_role("button", name="Create").click()
     expect(page.locator(".flash.success")).to_have_text(f"Saved Pod {POD}.")
 
-    page.get_by_role("link", name=POD, exact=True).click()  # on the pods page
+    follow_link(page, POD)  # on the pods page, whose rows the websocket redraws
     page.get_by_role("link", name="Edit YAML").click()
     editor = page.get_by_label("manifest (YAML)")
     editor.fill(editor.input_value().replace("cpu: 100m", "cpu: 200m"))
