@@ -1,9 +1,12 @@
-"""Fixtures every playground test may use: a user, their workspace and its cluster."""
+"""Fixtures every playground test may use: a user, their workspace and its cluster; a database
+migrated to a given migration, for the tests of migrations that change stored rows."""
 
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from playground.scheduling import binding
 from playground.workspaces.cluster import DatabaseCluster
@@ -33,3 +36,17 @@ def fresh_binders(monkeypatch):
     configurations in a database; a test's rolled-back database gives the next test's
     workspace the same id, so every test starts with none kept."""
     monkeypatch.setattr(binding, "_binders", binding._Binders())
+
+
+@pytest.fixture
+def at(transactional_db):
+    """``at(target)``: the database migrated to ``target``; the historical models' registry."""
+
+    def migrate(target):
+        executor = MigrationExecutor(connection)
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

@@ -21,8 +21,7 @@ class Migration(migrations.Migration):
                         auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
                     ),
                 ),
-                ("taken_at", models.DateTimeField()),
-                ("until", models.DateTimeField(db_index=True)),
+                ("taken_at", models.DateTimeField(db_index=True)),
                 ("values", models.JSONField()),
                 (
                     "workspace",
@@ -38,7 +37,7 @@ class Migration(migrations.Migration):
                 "ordering": ["taken_at"],
                 "indexes": [
                     models.Index(
-                        fields=["workspace", "until"], name="metrics_met_workspa_ae08ab_idx"
+                        fields=["workspace", "taken_at"], name="metrics_met_workspa_c541df_idx"
                     )
                 ],
             },

@@ -1,27 +1,10 @@
-"""Migrations that change stored rows, run forwards from the migration before them."""
+"""Migrations of the workspaces app that change stored rows, run forwards from the migration
+before them (``at``: tests/playground/conftest.py)."""
 
 from __future__ import annotations
 
-import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-
 BEFORE_NUMBERS = [("workspaces", "0005_stop_command")]
 NUMBERS = [("workspaces", "0006_attempt_number")]
-
-
-@pytest.fixture
-def at(transactional_db):
-    """``at(target)``: the database migrated to ``target``; the historical models' registry."""
-
-    def migrate(target):
-        executor = MigrationExecutor(connection)
-        executor.migrate(target)
-        return executor.loader.project_state(target).apps
-
-    yield migrate
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 def test_attempts_stored_before_numbers_are_numbered_per_pod_in_their_order(at):
